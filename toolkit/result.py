@@ -1,0 +1,155 @@
+"""What a call returns: :class:`ToolResult`, its content blocks and its :class:`CallRecord`."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from toolkit.errors import ErrorCode, ToolError
+
+__all__ = [
+    "AudioContent",
+    "CallRecord",
+    "Content",
+    "ImageContent",
+    "ResourceContent",
+    "TextContent",
+    "ToolResult",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class TextContent:
+    """A block of text."""
+
+    text: str
+    type: Literal["text"] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ImageContent:
+    """An image, base64-encoded."""
+
+    data: str
+    mime_type: str
+    type: Literal["image"] = "image"
+
+
+@dataclass(frozen=True, slots=True)
+class AudioContent:
+    """Audio, base64-encoded."""
+
+    data: str
+    mime_type: str
+    type: Literal["audio"] = "audio"
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceContent:
+    """A resource: embedded (``text`` or base64 ``blob``) or linked (``uri`` only)."""
+
+    uri: str
+    mime_type: str | None = None
+    text: str | None = None
+    blob: str | None = None
+    name: str | None = None
+    type: Literal["resource"] = "resource"
+
+
+Content = TextContent | ImageContent | AudioContent | ResourceContent
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """The outcome of one tool call, success or failure.
+
+    Attributes:
+        content: The text the model reads (for a failure: the processor's message).
+        structured: The JSON value of a structured result, or ``None``.
+        is_error: Whether the call failed.
+        error: The failure, with its code, when ``is_error``.
+        blocks: Content blocks beyond the text (images, audio, resources); text blocks too
+            when a remote tool sent several.
+        tool: The name of the tool that was called.
+        call_id: The id of the call (the model's tool-call id when there is one).
+        record: The call record, when the call went through the invoker.
+    """
+
+    content: str
+    structured: Any = None
+    is_error: bool = False
+    error: ToolError | None = None
+    blocks: list[Content] = field(default_factory=list)
+    tool: str = ""
+    call_id: str = ""
+    record: CallRecord | None = None
+
+    @property
+    def code(self) -> ErrorCode | None:
+        """The error code, or ``None`` on success."""
+        return self.error.code if self.error else None
+
+    @classmethod
+    def failure(cls, error: ToolError, *, tool: str = "", call_id: str = "") -> ToolResult:
+        """A failed result carrying ``error``'s message as its content."""
+        return cls(content=error.message, is_error=True, error=error, tool=tool, call_id=call_id)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON data (for logs, the CLI and notebooks)."""
+        out: dict[str, Any] = {"tool": self.tool, "is_error": self.is_error, "content": self.content}
+        if self.structured is not None:
+            out["structured"] = self.structured
+        if self.error is not None:
+            out["error"] = self.error.to_dict()
+        return out
+
+    def _repr_html_(self) -> str:
+        from toolkit._html import result_html
+
+        return result_html(self)
+
+
+@dataclass(frozen=True, slots=True)
+class CallRecord:
+    """One call as the audit trail sees it (secrets already redacted).
+
+    Attributes:
+        call_id: The call's id; error messages carry it as a correlation id.
+        tool: The tool name asked for.
+        arguments: The arguments, with secret values replaced by ``"***"``.
+        outcome: ``"ok"``, ``"error"`` or ``"raised"``.
+        code: The error code of a failure.
+        duration_ms: Wall time of the whole call, retries included.
+        attempts: How many times the tool ran.
+        decision: The policy's decision (``"allow"``, ``"deny"``, ``"approved"``, ``"rejected"``,
+            ``"edited"``).
+        started_at: POSIX timestamp of the start.
+    """
+
+    call_id: str
+    tool: str
+    arguments: Any
+    outcome: Literal["ok", "error", "raised"]
+    code: ErrorCode | None
+    duration_ms: float
+    attempts: int
+    decision: str = "allow"
+    started_at: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON data."""
+        return {
+            "call_id": self.call_id,
+            "tool": self.tool,
+            "arguments": self.arguments,
+            "outcome": self.outcome,
+            "code": self.code.value if self.code else None,
+            "duration_ms": round(self.duration_ms, 3),
+            "attempts": self.attempts,
+            "decision": self.decision,
+            "started_at": self.started_at,
+        }
+
+    def __str__(self) -> str:
+        return json.dumps(self.to_dict(), default=str)
