@@ -1,0 +1,112 @@
+"""Turning a tool's return value into text for the model and a structured JSON value.
+
+Rules (without an output schema):
+
+* ``str`` is the text as it is; there is no structured value.
+* ``None`` is the text ``"null"`` (an empty tool message is rejected or misread by some
+  providers; ``null`` says plainly that nothing came back) and no structured value.
+* Everything pydantic can serialize — models, dataclasses, TypedDicts, dicts, lists, tuples,
+  sets, datetimes, UUID, Decimal, Enum, Path, numbers, booleans — becomes its JSON value
+  (structured) and that value as compact JSON (text). A value that serializes to a JSON string
+  (a ``datetime``, a ``UUID``, a ``str`` enum…) is given as that string, without quotes.
+* Anything else falls back to ``str(value)`` with no structured value.
+
+With an output schema the value is first validated against the declared return type, then
+dumped in JSON mode; a mismatch is a :class:`~toolkit.errors.ToolError`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+from pydantic_core import PydanticSerializationError, to_jsonable_python
+
+from toolkit.errors import ErrorCode, ToolError
+
+__all__ = ["AnnotationOutput", "SchemaOutput", "dumps", "serialize_plain"]
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON text; non-ASCII characters are kept as they are."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _text_of(json_value: Any) -> str:
+    return json_value if isinstance(json_value, str) else dumps(json_value)
+
+
+def serialize_plain(value: Any) -> tuple[str, Any]:
+    """``(text, structured)`` for a value returned by a tool without an output schema."""
+    if isinstance(value, str):
+        return value, None
+    if value is None:
+        return "null", None
+    try:
+        json_value = to_jsonable_python(value)
+    except (PydanticSerializationError, ValueError, TypeError):
+        return str(value), None
+    return _text_of(json_value), json_value
+
+
+def _mismatch(expected: str, errors: list[dict[str, Any]]) -> ToolError:
+    return ToolError(
+        f"Tool returned a value that does not match its declared return type ({expected}). "
+        "This is a fault in the tool, not in the arguments of the call.",
+        code=ErrorCode.EXECUTION_ERROR,
+        details={"expected": expected, "errors": errors},
+    )
+
+
+class AnnotationOutput:
+    """Validates and dumps return values against the function's return annotation."""
+
+    __slots__ = ("_adapter", "_expected", "_wraps")
+
+    def __init__(self, adapter: TypeAdapter[Any], expected: str, wraps: bool) -> None:
+        self._adapter = adapter
+        self._expected = expected
+        self._wraps = wraps
+
+    def serialize(self, value: Any) -> tuple[str, Any]:
+        """``(text, structured)``; structured is ``{"result": ...}`` for wrapped results."""
+        try:
+            json_value = self._adapter.dump_python(
+                self._adapter.validate_python(value), mode="json"
+            )
+        except ValidationError as exc:
+            errors = json.loads(exc.json(include_url=False, include_input=False))
+            raise _mismatch(self._expected, errors) from exc
+        except PydanticSerializationError as exc:
+            raise _mismatch(self._expected, [{"msg": str(exc)}]) from exc
+        text = _text_of(json_value)
+        return text, ({"result": json_value} if self._wraps else json_value)
+
+
+class SchemaOutput:
+    """Checks return values against an output schema given as a dict (jsonschema)."""
+
+    __slots__ = ("_schema", "_validator")
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self._schema = schema
+        self._validator: Any = None
+
+    def serialize(self, value: Any) -> tuple[str, Any]:
+        """``(text, structured)`` after checking the JSON value against the schema."""
+        if self._validator is None:
+            from jsonschema import validators
+
+            cls = validators.validator_for(self._schema)
+            self._validator = cls(self._schema)
+        text, json_value = serialize_plain(value)
+        if isinstance(value, str):
+            json_value = value
+        errors = [
+            {"loc": list(e.absolute_path), "msg": e.message}
+            for e in self._validator.iter_errors(json_value)
+        ]
+        if errors:
+            raise _mismatch("the tool's output schema", errors)
+        return text, json_value
