@@ -97,7 +97,11 @@ class ToolResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data (for logs, the CLI and notebooks)."""
-        out: dict[str, Any] = {"tool": self.tool, "is_error": self.is_error, "content": self.content}
+        out: dict[str, Any] = {
+            "tool": self.tool,
+            "is_error": self.is_error,
+            "content": self.content,
+        }
         if self.structured is not None:
             out["structured"] = self.structured
         if self.error is not None:

@@ -1,0 +1,5 @@
+"""The ``toolkit`` command line: inspect and call tools, talk to MCP servers, serve, demo."""
+
+from adapters.cli._app import app, main
+
+__all__ = ["app", "main"]

@@ -1,0 +1,69 @@
+"""Rich renderings shared by the CLI commands."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from toolkit import ToolResult, ToolSpec
+from toolkit._messages import describe_type
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def spec_table(specs: Iterable[ToolSpec], title: str = "Tools") -> Table:
+    """A table of tools with their parameters, types and descriptions."""
+    table = Table(title=title, show_lines=True, expand=False)
+    table.add_column("tool", style="bold cyan", no_wrap=True)
+    table.add_column("description", ratio=2)
+    table.add_column("parameters", ratio=3)
+    for spec in specs:
+        required = set(spec.required)
+        params = Text()
+        for name, schema in spec.parameters.items():
+            if params:
+                params.append("\n")
+            params.append(name, style="bold" if name in required else "")
+            params.append(f": {describe_type(schema)}", style="green")
+            desc = schema.get("description") if isinstance(schema, dict) else None
+            if desc:
+                params.append(f" — {desc}", style="dim")
+            elif isinstance(schema, dict):
+                params.append(" — (undocumented)", style="yellow")
+        flags = [
+            label
+            for label, on in (
+                ("read-only", spec.annotations.read_only),
+                ("destructive", spec.annotations.destructive),
+                ("idempotent", spec.annotations.idempotent),
+            )
+            if on
+        ]
+        name = Text(spec.name)
+        if flags:
+            name.append("\n" + ", ".join(flags), style="magenta")
+        summary = spec.description.split("\n\n")[0] or "(no description)"
+        table.add_row(name, summary, params or Text("none", style="dim"))
+    return table
+
+
+def result_panel(result: ToolResult) -> Panel:
+    """A result: JSON highlighted on success, the framed message in red on failure."""
+    if result.is_error:
+        code = result.code.value if result.code else "ERROR"
+        return Panel(Text(result.content), title=f"[red]{result.tool} ✗ {code}", border_style="red")
+    body = result.structured if result.structured is not None else result.content
+    try:
+        shown = json.dumps(body if not isinstance(body, str) else json.loads(body), indent=2)
+        renderable: Syntax | Text = Syntax(shown, "json", word_wrap=True)
+    except (ValueError, TypeError):
+        renderable = Text(str(body))
+    ms = f" · {result.record.duration_ms:.1f} ms" if result.record else ""
+    return Panel(Group(renderable), title=f"[green]{result.tool} ✓{ms}", border_style="green")

@@ -1,0 +1,121 @@
+"""``FunctionTool``: a local Python function as a :class:`~toolkit.tool.Tool`."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import anyio.to_thread
+
+from toolkit.context import ToolContext
+from toolkit.decorator import ToolDefinition, check_name, definition_of, where
+from toolkit.result import ToolResult
+from toolkit.schema import FunctionSchema
+from toolkit.spec import ToolSpec
+
+__all__ = ["FunctionTool"]
+
+
+class FunctionTool:
+    """A local function, async function or bound method, run through the invoker.
+
+    The schema is built on first access to :attr:`spec` (or first call) and cached on the
+    function's definition, so creating a ``FunctionTool`` costs next to nothing.
+
+    Args:
+        fn: The callable; decorated with ``@mcp_tool`` or not.
+        name: Registry name (default: the decorator's name, else the function's name).
+    """
+
+    __slots__ = ("_definition", "_fn", "_is_async", "_name", "_schema", "_spec")
+
+    def __init__(self, fn: Callable[..., Any], *, name: str | None = None) -> None:
+        definition = definition_of(fn)
+        if definition is None:
+            definition = ToolDefinition(fn=getattr(fn, "__func__", fn))
+        self._fn = fn
+        self._definition = definition
+        self._name = check_name(name or definition.tool_name, fn)
+        self._schema: FunctionSchema | None = None
+        self._spec: ToolSpec | None = None
+        target = inspect.unwrap(getattr(fn, "__func__", fn))
+        self._is_async = inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(fn)
+
+    @property
+    def name(self) -> str:
+        """The registry name."""
+        return self._name
+
+    @property
+    def function(self) -> Callable[..., Any]:
+        """The wrapped callable."""
+        return self._fn
+
+    @property
+    def is_async(self) -> bool:
+        """Whether the function is a coroutine function."""
+        return self._is_async
+
+    @property
+    def schema(self) -> FunctionSchema:
+        """The function schema (built on first use)."""
+        if self._schema is None:
+            self._schema = self._definition.schema_for(self._fn)
+        return self._schema
+
+    @property
+    def spec(self) -> ToolSpec:
+        """The tool spec (built on first use)."""
+        if self._spec is None:
+            d, s = self._definition, self.schema
+            self._spec = ToolSpec(
+                name=self._name,
+                description=s.description,
+                input_schema=s.input_schema,
+                output_schema=s.output_schema,
+                annotations=d.annotations,
+                tags=d.tags,
+                options=d.options,
+                source=where(self._fn),
+                injected=s.injected,
+                wraps_result=s.wraps_result,
+            )
+        return self._spec
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Validate and coerce with pydantic; raises ``InvalidArguments``."""
+        return self.schema.validate(arguments)
+
+    async def call(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        """Run the function (sync functions in a worker thread) and serialize its result."""
+        args, kwargs = self.schema.bind(arguments, context)
+        if self._is_async:
+            value = await self._fn(*args, **kwargs)
+        else:
+            value = await anyio.to_thread.run_sync(
+                functools.partial(self._fn, *args, **kwargs), abandon_on_cancel=True
+            )
+        return self._result(value)
+
+    def call_inline(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        """Run a sync function in the calling thread (the invoker's fast path, no event loop)."""
+        args, kwargs = self.schema.bind(arguments, context)
+        return self._result(self._fn(*args, **kwargs))
+
+    def _result(self, value: Any) -> ToolResult:
+        text, structured = self.schema.serialize(value)
+        return ToolResult(content=text, structured=structured, tool=self._name)
+
+    def renamed(self, name: str) -> FunctionTool:
+        """The same function under another registry name."""
+        return FunctionTool(self._fn, name=name)
+
+    def __repr__(self) -> str:
+        return f"FunctionTool({self._name!r}, {where(self._fn)})"
+
+    def _repr_html_(self) -> str:
+        from toolkit._html import spec_html
+
+        return spec_html(self.spec)

@@ -1,0 +1,436 @@
+"""``ToolRegistry``: every tool of an application, local or remote, under one unique name."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from importlib.metadata import entry_points
+from types import ModuleType
+from typing import Any
+
+from toolkit import _scan
+from toolkit._sync import run_sync
+from toolkit.context import ToolContext
+from toolkit.decorator import check_name
+from toolkit.errors import RegistrationError
+from toolkit.function_tool import FunctionTool
+from toolkit.invoker import Invoker
+from toolkit.policy import Approver, Policy, default_policy
+from toolkit.processor import ExceptionProcessor
+from toolkit.result import CallRecord, ToolResult
+from toolkit.spec import ToolSpec
+from toolkit.tool import Tool
+
+__all__ = ["ENTRY_POINT_GROUP", "ToolRegistry"]
+
+log = logging.getLogger("toolkit.registry")
+
+#: Installed distributions publish tools (modules, objects, functions) under this group.
+ENTRY_POINT_GROUP = "mcp_toolkit.tools"
+
+Call = tuple[str, Mapping[str, Any] | str | None] | tuple[str, Mapping[str, Any] | str | None, str]
+
+
+class ToolRegistry:
+    """A set of tools with unique names and one call path.
+
+    Args:
+        processor: Exception rules for every call (default: messages for everything).
+        policy: Decides ``"allow"``/``"deny"``/``"ask"`` per call (default: ask before
+            destructive tools).
+        approver: Answers ``"ask"`` (default: none, so ``"ask"`` denies).
+        secrets: Values never shown in messages, such as API keys.
+        history: How many recent :class:`CallRecord` objects :attr:`records` keeps.
+
+    Example:
+        >>> registry = ToolRegistry()
+        >>> registry.scan("examples.warehouse")  # doctest: +SKIP
+        >>> result = registry.call_sync("query_bins", {"tenant_code": "acme"})  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        *,
+        processor: ExceptionProcessor | None = None,
+        policy: Policy = default_policy,
+        approver: Approver | None = None,
+        secrets: Iterable[str] = (),
+        history: int = 1000,
+    ) -> None:
+        self._tools: dict[str, Tool] = {}
+        self._subscribers: list[Callable[[CallRecord], None]] = []
+        self._listeners: list[Callable[[], None]] = []
+        self.records: deque[CallRecord] = deque(maxlen=history)
+        self.invoker = Invoker(
+            self._tools,
+            processor=processor or ExceptionProcessor(),
+            policy=policy,
+            approver=approver,
+            secrets=tuple(secrets),
+            on_record=self._on_record,
+        )
+
+    # -- configuration -------------------------------------------------------------------------
+
+    @property
+    def processor(self) -> ExceptionProcessor:
+        """The exception processor of every call."""
+        return self.invoker.processor
+
+    # -- adding and removing -------------------------------------------------------------------
+
+    def register(
+        self,
+        target: Callable[..., Any] | Tool,
+        *,
+        name: str | None = None,
+        namespace: str | None = None,
+    ) -> Tool:
+        """Add a function (decorated or not), a method, or any :class:`Tool`.
+
+        Args:
+            target: The function or tool.
+            name: Registry name (default: the decorator's or the function's name).
+            namespace: Prefix joined with ``_`` (``warehouse`` → ``warehouse_query_bins``).
+
+        Raises:
+            RegistrationError: The name is taken or invalid, or the function cannot be a tool.
+        """
+        tool: Tool
+        if isinstance(target, FunctionTool) or (
+            not inspect.isroutine(target) and isinstance(target, Tool)
+        ):
+            tool = target
+            if name or namespace:
+                tool = target.renamed(_qualified(name or target.name, namespace, target))
+        elif callable(target):
+            probe = FunctionTool(target, name=name)
+            tool = probe.renamed(_qualified(probe.name, namespace, target)) if namespace else probe
+        else:
+            raise RegistrationError(
+                f"Cannot register {target!r}: give a function, a method or a Tool."
+            )
+        return self.add(tool)
+
+    def add(self, tool: Tool) -> Tool:
+        """Add a ready :class:`Tool` under its own name.
+
+        Raises:
+            RegistrationError: A tool with that name is already registered.
+        """
+        existing = self._tools.get(tool.name)
+        if existing is not None:
+            if existing is tool:
+                return tool
+            raise RegistrationError(
+                f"Tool name {tool.name!r} is already taken by {_source(existing)}; the new one "
+                f"comes from {_source(tool)}. Rename one (@mcp_tool(name=...) or "
+                "registry.register(fn, name=...)) or register it under a namespace "
+                "(registry.scan(target, namespace='...'))."
+            )
+        self._tools[tool.name] = tool
+        self._changed()
+        return tool
+
+    def remove(self, name: str) -> Tool:
+        """Remove and return a tool.
+
+        Raises:
+            KeyError: No tool has that name.
+        """
+        tool = self._tools.pop(name)
+        self._changed()
+        return tool
+
+    def scan(
+        self, target: ModuleType | str | object, *, namespace: str | None = None
+    ) -> list[Tool]:
+        """Register every ``@mcp_tool`` found in ``target``.
+
+        Args:
+            target: A module, a dotted module or package name (a package is walked
+                recursively), a class (its static and class methods) or an instance (its
+                decorated methods, bound to it).
+            namespace: Prefix for every name found.
+
+        Returns:
+            The tools added, in a stable order.
+        """
+        if isinstance(target, str):
+            target = _scan.import_target(target)
+        if isinstance(target, ModuleType):
+            found: list[Callable[..., Any]] = []
+            seen: set[int] = set()
+            for module in _scan.walk_modules(target):
+                for fn in _scan.tools_in_module(module):
+                    if id(fn) not in seen:
+                        seen.add(id(fn))
+                        found.append(fn)
+        else:
+            found = list(_scan.tools_of_object(target))
+        return [self.register(fn, namespace=namespace) for fn in found]
+
+    def discover(self, group: str = ENTRY_POINT_GROUP) -> list[Tool]:
+        """Register tools published by installed distributions under an entry-point group.
+
+        Each entry point may name a module or package (scanned), a :class:`ToolRegistry`
+        (merged), a function (registered) or an object (scanned).
+        """
+        added: list[Tool] = []
+        for ep in sorted(entry_points(group=group), key=lambda e: e.name):
+            try:
+                value = ep.load()
+            except Exception as exc:
+                raise RegistrationError(
+                    f"Entry point {ep.name!r} ({ep.value}) in group {group!r} failed to load: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
+            if isinstance(value, ToolRegistry):
+                added.extend(self.add(t) for t in value)
+            elif inspect.isfunction(value) or inspect.ismethod(value):
+                added.append(self.register(value))
+            else:
+                added.extend(self.scan(value))
+        return added
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def get(self, name: str) -> Tool:
+        """The tool called ``name``.
+
+        Raises:
+            KeyError: With the closest names in the message.
+        """
+        try:
+            return self._tools[name]
+        except KeyError:
+            from toolkit._messages import tool_not_found
+
+            raise KeyError(tool_not_found(name, list(self._tools)).message) from None
+
+    def names(self) -> list[str]:
+        """Tool names, in registration order."""
+        return list(self._tools)
+
+    def specs(self) -> list[ToolSpec]:
+        """Tool specs, in registration order."""
+        return [t.spec for t in self._tools.values()]
+
+    def tools(self) -> list[Tool]:
+        """Tools, in registration order."""
+        return list(self._tools.values())
+
+    def filter(
+        self, *, names: Iterable[str] | None = None, tags: Iterable[str] | None = None
+    ) -> ToolRegistry:
+        """A new registry with the tools named in ``names`` and/or carrying any of ``tags``.
+
+        It shares this registry's processor, policy, approver, secrets and subscribers (a
+        snapshot of the tools, not a live view).
+
+        Raises:
+            KeyError: A name in ``names`` is not registered.
+        """
+        wanted = None if names is None else list(names)
+        for n in wanted or ():
+            self.get(n)
+        tagset = None if tags is None else set(tags)
+        view = ToolRegistry.__new__(ToolRegistry)
+        view._tools = {
+            n: t
+            for n, t in self._tools.items()
+            if (wanted is None or n in wanted) and (tagset is None or tagset & t.spec.tags)
+        }
+        view._subscribers, view._listeners, view.records = self._subscribers, [], self.records
+        view.invoker = Invoker(
+            view._tools,
+            processor=self.invoker.processor,
+            policy=self.invoker.policy,
+            approver=self.invoker.approver,
+            secrets=self.invoker.secrets,
+            on_record=self._on_record,
+        )
+        return view
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(list(self._tools.values()))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(list(self._tools)[:8])
+        more = f", … {len(self._tools) - 8} more" if len(self._tools) > 8 else ""
+        return f"ToolRegistry({len(self._tools)} tools: {shown}{more})"
+
+    def _repr_html_(self) -> str:
+        from toolkit._html import registry_html
+
+        return registry_html(self.specs())
+
+    # -- calling -------------------------------------------------------------------------------
+
+    async def call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | str | None = None,
+        context: ToolContext | None = None,
+        *,
+        call_id: str | None = None,
+        approver: Approver | None = None,
+        policy: Policy | None = None,
+        propagate: tuple[type[BaseException], ...] = (),
+    ) -> ToolResult:
+        """Call a tool the way a model would; failures come back as error results.
+
+        Args:
+            name: Tool name.
+            arguments: A dict, or a JSON object as a string.
+            context: Caller data the model cannot see or set.
+            call_id: The model's tool-call id (default: a fresh correlation id).
+            approver: Answers ``"ask"`` for this call (default: the registry's).
+            policy: Decides for this call (default: the registry's).
+            propagate: Exception types that always propagate (e.g. a framework's interrupt).
+
+        Returns:
+            The result; ``is_error`` and ``error.code`` tell a failure.
+        """
+        return await self.invoker.call(
+            name,
+            arguments,
+            context,
+            call_id=call_id,
+            approver=approver,
+            policy=policy,
+            propagate=propagate,
+        )
+
+    def call_sync(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | str | None = None,
+        context: ToolContext | None = None,
+        *,
+        call_id: str | None = None,
+        approver: Approver | None = None,
+        policy: Policy | None = None,
+        propagate: tuple[type[BaseException], ...] = (),
+    ) -> ToolResult:
+        """:meth:`call` for code without an event loop (safe inside Jupyter's loop too).
+
+        Plain sync functions run right here; anything else runs on a shared background loop.
+        """
+        if approver is None and policy is None:
+            fast = self.invoker.call_inline(name, arguments, context, call_id=call_id)
+            if fast is not None:
+                return fast
+
+        async def run() -> ToolResult:
+            return await self.invoker.call(
+                name,
+                arguments,
+                context,
+                call_id=call_id,
+                approver=approver,
+                policy=policy,
+                propagate=propagate,
+            )
+
+        return run_sync(run)
+
+    async def call_many(
+        self,
+        calls: Sequence[Call],
+        context: ToolContext | None = None,
+        *,
+        approver: Approver | None = None,
+        policy: Policy | None = None,
+        propagate: tuple[type[BaseException], ...] = (),
+        limit: int | None = None,
+    ) -> list[ToolResult]:
+        """Run calls concurrently, each isolated from the others' failures.
+
+        Args:
+            calls: ``(name, arguments)`` or ``(name, arguments, call_id)`` tuples.
+            context: Shared caller data (each call gets its own copy).
+            approver: As in :meth:`call`.
+            policy: As in :meth:`call`.
+            propagate: As in :meth:`call`.
+            limit: At most this many at once (default: all).
+
+        Returns:
+            One result per call, in the order of ``calls``.
+        """
+        import anyio
+
+        results: list[ToolResult | None] = [None] * len(calls)
+        gate = anyio.Semaphore(limit) if limit else None
+
+        async def one(i: int, call: Call) -> None:
+            name, arguments, *rest = call
+            coro = self.call(
+                name,
+                arguments,
+                context,
+                call_id=rest[0] if rest else None,
+                approver=approver,
+                policy=policy,
+                propagate=propagate,
+            )
+            if gate is None:
+                results[i] = await coro
+            else:
+                async with gate:
+                    results[i] = await coro
+
+        try:
+            async with anyio.create_task_group() as tg:
+                for i, call in enumerate(calls):
+                    tg.start_soon(one, i, call)
+        except BaseExceptionGroup as group:
+            raise group.exceptions[0] from None
+        return [r for r in results if r is not None]
+
+    # -- observing -----------------------------------------------------------------------------
+
+    def subscribe(self, callback: Callable[[CallRecord], None]) -> Callable[[], None]:
+        """Call ``callback`` with every :class:`CallRecord`; returns an unsubscribe function."""
+        self._subscribers.append(callback)
+        return lambda: self._subscribers.remove(callback)
+
+    def on_change(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback`` whenever tools are added or removed; returns an unsubscribe."""
+        self._listeners.append(callback)
+        return lambda: self._listeners.remove(callback)
+
+    def _on_record(self, record: CallRecord) -> None:
+        self.records.append(record)
+        for callback in list(self._subscribers):
+            try:
+                callback(record)
+            except Exception:
+                log.exception("call-record subscriber %r failed", callback)
+
+    def _changed(self) -> None:
+        for callback in list(self._listeners):
+            try:
+                callback()
+            except Exception:
+                log.exception("registry change listener %r failed", callback)
+
+
+def _qualified(name: str, namespace: str | None, origin: Any) -> str:
+    return check_name(f"{namespace}_{name}" if namespace else name, origin)
+
+
+def _source(tool: Tool) -> str:
+    try:
+        source = tool.spec.source
+    except Exception:
+        source = ""
+    return source or repr(tool)
