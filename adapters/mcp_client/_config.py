@@ -1,0 +1,283 @@
+"""Server configuration: :class:`McpServerConfig`, ``${VAR}`` expansion and config files.
+
+The file format is the one Claude Desktop, Cursor and VS Code share::
+
+    {"mcpServers": {"github": {"url": "https://...", "auth": {"type": "bearer",
+                                                            "token": "${GITHUB_TOKEN}"}}}}
+
+A config keeps ``${VAR}`` templates as written; values are expanded only when a connection
+is opened, so reprs, logs and error messages never contain the secrets they stand for.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+__all__ = ["AuthConfig", "McpConfigError", "McpServerConfig", "load_mcp_config"]
+
+Transport = Literal["stdio", "streamable_http", "sse"]
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_TRANSPORT_ALIASES: dict[str, Transport] = {
+    "stdio": "stdio",
+    "http": "streamable_http",
+    "streamable_http": "streamable_http",
+    "streamable-http": "streamable_http",
+    "streamableHttp": "streamable_http",
+    "sse": "sse",
+}
+
+
+class McpConfigError(ValueError):
+    """A server config is invalid; the message names the server, the field and the fix."""
+
+
+class AuthConfig(BaseModel):
+    """How an HTTP server authenticates us.
+
+    Attributes:
+        type: ``"none"``, ``"bearer"`` (``Authorization: Bearer <token>``) or ``"header"``
+            (``<header>: <token>``, e.g. an API-key header).
+        token: The credential, normally a ``${VAR}`` reference to an environment variable.
+        header: The header name for ``type="header"``.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: Literal["none", "bearer", "header"] = "none"
+    token: str = ""
+    header: str = "X-API-Key"
+
+    def headers(self) -> dict[str, str]:
+        """The headers to send, with variables expanded."""
+        if self.type == "none":
+            return {}
+        token = expand(self.token)
+        if self.type == "bearer":
+            return {"Authorization": f"Bearer {token}"}
+        return {self.header: token}
+
+    def __repr__(self) -> str:
+        return f"AuthConfig(type={self.type!r})"
+
+
+class McpServerConfig(BaseModel):
+    """One MCP server: how to reach it and how to treat its tools.
+
+    Attributes:
+        name: The server's key in the config (the default prefix of its tool names).
+        transport: ``stdio``, ``streamable_http`` or ``sse``; inferred from ``command``/``url``.
+        command: Executable of a stdio server.
+        args: Its arguments (``${VAR}`` expanded).
+        env: Extra environment for a stdio server (``${VAR}`` expanded); the server never
+            sees the rest of our environment.
+        cwd: Working directory of a stdio server.
+        url: Endpoint of an HTTP server.
+        headers: Extra HTTP headers (``${VAR}`` expanded).
+        auth: Credentials for an HTTP server.
+        connect_timeout: Seconds to start, connect and negotiate the protocol.
+        call_timeout: Seconds a tool call may take (``None``: no limit).
+        retries: Reconnect attempts after a failed connect before a call gets ``UNREACHABLE``.
+        call_retries: Extra attempts the invoker makes for a retryable failed call.
+        include: Only these tools (exact names or globs); ``None`` keeps all.
+        exclude: Leave out these tools (exact names or globs).
+        prefix: Prefix for registry names; ``None`` uses ``name + "_"``, ``""`` none.
+        context_headers: ``ToolContext.values`` key -> HTTP header sent with each call.
+        context_meta: ``ToolContext.values`` key -> ``_meta`` key sent with each call.
+        trusted: ``False`` applies the untrusted network policy (no private targets).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    name: str = ""
+    transport: Transport = "stdio"
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    auth: AuthConfig = Field(default_factory=AuthConfig)
+    connect_timeout: float = Field(default=15.0, gt=0)
+    call_timeout: float | None = Field(default=60.0, gt=0)
+    retries: int = Field(default=2, ge=0)
+    call_retries: int = Field(default=0, ge=0)
+    include: tuple[str, ...] | None = None
+    exclude: tuple[str, ...] = ()
+    prefix: str | None = None
+    context_headers: dict[str, str] = Field(default_factory=dict)
+    context_meta: dict[str, str] = Field(default_factory=dict)
+    trusted: bool = True
+
+    @model_validator(mode="before")
+    @classmethod
+    def _infer_transport(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        kind = data.pop("type", None)
+        if kind is not None and "transport" not in data:
+            if kind not in _TRANSPORT_ALIASES:
+                choices = ", ".join(sorted(_TRANSPORT_ALIASES))
+                raise ValueError(f"type {kind!r} is not a transport; use one of: {choices}")
+            data["transport"] = _TRANSPORT_ALIASES[kind]
+        elif "transport" in data and data["transport"] in _TRANSPORT_ALIASES:
+            data["transport"] = _TRANSPORT_ALIASES[data["transport"]]
+        elif "transport" not in data and data.get("url") and not data.get("command"):
+            data["transport"] = "streamable_http"
+        return data
+
+    @model_validator(mode="after")
+    def _check_endpoint(self) -> McpServerConfig:
+        if self.transport == "stdio" and not self.command:
+            raise ValueError("a stdio server needs 'command' (or give 'url' for an HTTP server)")
+        if self.transport != "stdio" and not self.url:
+            raise ValueError(f"a {self.transport} server needs 'url'")
+        return self
+
+    @property
+    def tool_prefix(self) -> str:
+        """The prefix of registry names (the server key and ``_`` unless configured)."""
+        return f"{self.name}_" if self.prefix is None else self.prefix
+
+    @property
+    def target(self) -> str:
+        """What we connect to, as a person reads it (no secrets: templates stay unexpanded)."""
+        if self.transport == "stdio":
+            return " ".join([self.command or "", *self.args]).strip()
+        return self.url or ""
+
+    def variables(self) -> list[str]:
+        """Names of the environment variables this config refers to."""
+        names: list[str] = []
+        for text in self._templated():
+            names.extend(m.group(1) for m in _VAR.finditer(text) if m.group(2) is None)
+        return sorted(set(names))
+
+    def missing_variables(self) -> list[str]:
+        """Referenced variables that are not set (and have no ``${VAR:-default}``)."""
+        return [name for name in self.variables() if name not in os.environ]
+
+    def secrets(self) -> list[str]:
+        """The expanded values of every ``${VAR}``: they are masked in every message."""
+        values = [os.environ.get(name, "") for name in self.variables()]
+        return [v for v in values if len(v) >= 4]
+
+    def _templated(self) -> list[str]:
+        return [
+            *self.args,
+            *self.env.values(),
+            *self.headers.values(),
+            self.url or "",
+            self.auth.token,
+        ]
+
+    def identity(self) -> tuple[Any, ...]:
+        """The pool key: the config with its credentials expanded (never shown)."""
+        return (
+            self.transport,
+            self.command,
+            tuple(expand(a) for a in self.args),
+            tuple(sorted((k, expand(v)) for k, v in self.env.items())),
+            self.cwd,
+            expand(self.url or ""),
+            tuple(sorted((k, expand(v)) for k, v in self.http_headers().items())),
+        )
+
+    def http_headers(self) -> dict[str, str]:
+        """Headers for an HTTP server, ``${VAR}`` expanded, auth included."""
+        return {**{k: expand(v) for k, v in self.headers.items()}, **self.auth.headers()}
+
+    def __repr__(self) -> str:
+        return f"McpServerConfig(name={self.name!r}, transport={self.transport!r}, target={self.target!r})"
+
+    __str__ = __repr__
+
+
+def expand(text: str) -> str:
+    """Replace ``${VAR}`` / ``${VAR:-default}`` with the environment's values."""
+
+    def value(match: re.Match[str]) -> str:
+        default = match.group(2)
+        return os.environ.get(match.group(1), default if default is not None else "")
+
+    return _VAR.sub(value, text)
+
+
+def parse_servers(data: Any, *, source: str = "config") -> dict[str, McpServerConfig]:
+    """Build configs from ``{"mcpServers": {...}}`` (or ``{"servers": {...}}``) data.
+
+    Raises:
+        McpConfigError: The data is not a server map, or a server is invalid.
+    """
+    if not isinstance(data, Mapping):
+        raise McpConfigError(
+            f"{source}: expected an object with 'mcpServers', got {type(data).__name__}"
+        )
+    servers = data.get("mcpServers", data.get("servers"))
+    if not isinstance(servers, Mapping):
+        raise McpConfigError(
+            f"{source}: no 'mcpServers' object found; write "
+            '{"mcpServers": {"name": {"command": ...}}} (or "servers" as in VS Code)'
+        )
+    configs: dict[str, McpServerConfig] = {}
+    for name, raw in servers.items():
+        configs[name] = _parse_one(str(name), raw, source)
+    return configs
+
+
+def _parse_one(name: str, raw: Any, source: str) -> McpServerConfig:
+    if not isinstance(raw, Mapping):
+        raise McpConfigError(
+            f"{source}: server {name!r} must be an object, got {type(raw).__name__}"
+        )
+    try:
+        config = McpServerConfig.model_validate({**raw, "name": name})
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"field {'.'.join(str(p) for p in err['loc']) or '(server)'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise McpConfigError(f"{source}: server {name!r}: {problems}") from None
+    missing = config.missing_variables()
+    if missing:
+        raise McpConfigError(
+            f"{source}: server {name!r} refers to unset environment variable(s) "
+            f"{', '.join(missing)}; export them or write ${{VAR:-default}}"
+        )
+    return config
+
+
+def load_mcp_config(path: str | Path) -> dict[str, McpServerConfig]:
+    """Read a JSON or YAML file of MCP servers.
+
+    Args:
+        path: A ``.json``, ``.yaml`` or ``.yml`` file holding ``{"mcpServers": {...}}``.
+
+    Returns:
+        The server configs by name, in file order.
+
+    Raises:
+        McpConfigError: The file is missing, unreadable, or a server in it is invalid; the
+            message names the file, the server and the field.
+    """
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise McpConfigError(f"cannot read MCP config {file}: {exc.strerror}") from None
+    try:
+        data = yaml.safe_load(text) if file.suffix in (".yaml", ".yml") else json.loads(text)
+    except (ValueError, yaml.YAMLError) as exc:
+        raise McpConfigError(
+            f"{file}: not valid {file.suffix.lstrip('.') or 'JSON'}: {exc}"
+        ) from None
+    return parse_servers(data, source=str(file))

@@ -1,0 +1,379 @@
+"""One long-lived connection to one MCP server, owned by one task.
+
+anyio cancel scopes must be entered and exited in the same task, so each connection's
+``mcp.Client`` is entered and left by a dedicated owner task that lives in the pool's task
+group. Callers in any task of the same event loop send requests on the open session
+concurrently; the session multiplexes them by JSON-RPC id.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import anyio
+import anyio.abc
+import httpx2
+import mcp_types
+from mcp import Client
+from mcp.client._transport import TransportStreams
+from mcp.client.session import IncomingMessage
+from mcp.client.sse import sse_client
+from mcp.client.streamable_http import streamable_http_client
+
+from adapters.mcp_client._config import McpServerConfig, expand
+from adapters.mcp_client._errors import FailureFacts, is_connection_lost, to_tool_error
+from adapters.mcp_client._network import NetworkPolicy, NetworkPolicyError
+from adapters.mcp_client._process import ChildProcess, stdio_transport
+from toolkit.errors import ErrorCode, ToolError
+
+__all__ = ["Connection", "ConnectionState"]
+
+logger = logging.getLogger("adapters.mcp_client")
+
+ConnectionState = Literal["idle", "connecting", "ready", "failed", "closed"]
+
+#: Per-call HTTP headers (from the ToolContext allowlist). The SDK runs each POST in the
+#: sending task's context, so the request hook sees the caller's value.
+_call_headers: ContextVar[Mapping[str, str] | None] = ContextVar("mcp_call_headers", default=None)
+
+_MAX_PAGES = 1000
+_BACKOFF = (0.1, 0.3, 1.0, 2.0)
+
+
+@dataclass
+class _Live:
+    """One owner task's session: replaced on every reconnect."""
+
+    stop: anyio.Event = field(default_factory=anyio.Event)
+    client: Client | None = None
+    child: ChildProcess | None = None
+    auth_status: int | None = None
+    lost: bool = False
+
+    def end(self) -> None:
+        """The transport is gone: the next call reconnects, the owner shuts down."""
+        self.lost = True
+        self.stop.set()
+
+
+class Connection:
+    """A lazily opened, self-healing connection to one server.
+
+    Args:
+        config: The server.
+        task_group: Where owner tasks live (the pool's).
+        grace: Seconds a stdio server gets at each shutdown step.
+        network: Policy for HTTP targets.
+        on_tools_changed: Awaited after the server announced a new tool list.
+    """
+
+    def __init__(
+        self,
+        config: McpServerConfig,
+        task_group: anyio.abc.TaskGroup,
+        *,
+        grace: float,
+        network: NetworkPolicy,
+        on_tools_changed: Callable[[], Awaitable[None]],
+    ) -> None:
+        self.config = config
+        self.state: ConnectionState = "idle"
+        self.protocol_version: str | None = None
+        self.last_error: ToolError | None = None
+        self.connects = 0
+        self._tg = task_group
+        self._grace = grace
+        self._network = NetworkPolicy.untrusted() if not config.trusted else network
+        self._on_tools_changed = on_tools_changed
+        self._lock = anyio.Lock()
+        self._live: _Live | None = None
+        self._tools: list[mcp_types.Tool] | None = None
+        self._secrets = config.secrets()
+
+    # -- public ----------------------------------------------------------------------------
+
+    @property
+    def pid(self) -> int | None:
+        """The process id of a running stdio server."""
+        live = self._live
+        return live.child.pid if live and live.child and live.child.pid else None
+
+    async def client(self) -> Client:
+        """The open client, connecting (with bounded retries) when needed."""
+        live = self._live
+        if live is not None and live.client is not None and not live.lost:
+            return live.client
+        async with self._lock:
+            live = self._live
+            if live is not None and live.client is not None and not live.lost:
+                return live.client
+            if self.state == "closed":
+                raise ToolError(
+                    f"MCP server {self.config.name!r}: the pool is closed.",
+                    code=ErrorCode.UNREACHABLE,
+                )
+            return await self._connect_with_retries()
+
+    async def list_tools(self, *, refresh: bool = False) -> list[mcp_types.Tool]:
+        """All tools of the server (every page), cached until the server says they changed."""
+        if self._tools is not None and not refresh:
+            return self._tools
+        client = await self.client()
+        try:
+            with anyio.fail_after(self.config.connect_timeout):
+                tools = await _all_pages(client)
+        except Exception as exc:
+            self.last_error = await self._failure(exc, "tools/list")
+            raise self.last_error from None
+        self._tools = tools
+        return tools
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        *,
+        meta: dict[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> mcp_types.CallToolResult:
+        """Send ``tools/call``; transport failures are raised as classified ``ToolError``."""
+        timeout = self.config.call_timeout
+        for attempt in range(2):
+            client = await self.client()
+            token = _call_headers.set(dict(headers or {}))
+            try:
+                with anyio.fail_after(timeout if timeout is not None else math.inf):
+                    return await client.call_tool(name, arguments, meta=meta)  # type: ignore[arg-type]
+            except TimeoutError:
+                raise ToolError(
+                    f"Tool {name} on MCP server {self.config.name!r} did not finish within "
+                    f"{timeout:g} s. Try again, or with a smaller request.",
+                    code=ErrorCode.TIMEOUT,
+                ) from None
+            except Exception as exc:
+                error = await self._failure(exc, "call")
+                # A terminated HTTP session never ran the request: reconnect and send it again.
+                if attempt == 0 and _session_expired(exc):
+                    continue
+                raise error from None
+            finally:
+                _call_headers.reset(token)
+        raise AssertionError("unreachable")
+
+    async def aclose(self) -> None:
+        """Stop the owner task (the server process is shut down, bounded)."""
+        self.state = "closed"
+        if self._live is not None:
+            self._live.stop.set()
+
+    # -- connecting ------------------------------------------------------------------------
+
+    async def _connect_with_retries(self) -> Client:
+        self.state = "connecting"
+        if self._live is not None:
+            self._live.stop.set()
+        error: ToolError | None = None
+        for attempt in range(1 + self.config.retries):
+            if attempt:
+                await anyio.sleep(_BACKOFF[min(attempt - 1, len(_BACKOFF) - 1)])
+            live = _Live()
+            try:
+                await self._tg.start(self._own, live)
+            except ToolError as exc:
+                error = exc
+                if not exc.retryable:
+                    break
+                continue
+            self._live, self.state, self.last_error = live, "ready", None
+            self.connects += 1
+            assert live.client is not None
+            return live.client
+        assert error is not None
+        self.state, self.last_error = "failed", error
+        raise error
+
+    async def _own(self, live: _Live, *, task_status: anyio.abc.TaskStatus[None]) -> None:
+        """The owner task: enter the client, report ready, hold it until told to stop."""
+        started = False
+        deadline = anyio.current_time() + self.config.connect_timeout
+        try:
+            with anyio.CancelScope(deadline=deadline) as scope:
+                async with AsyncExitStack() as stack:
+                    client = await self._open(stack, live)
+                    scope.deadline = math.inf
+                    live.client = client
+                    self.protocol_version = client.protocol_version
+                    if _listens(client):
+                        await self._tg.start(self._listen, live)
+                    started = True
+                    task_status.started()
+                    await live.stop.wait()
+            if not started:
+                raise TimeoutError
+        except Exception as exc:
+            if not started:
+                raise await self._failure(exc, "connect", live) from None
+            logger.info("connection to %r ended: %s", self.config.name, self._redact(repr(exc)))
+        finally:
+            live.lost = True
+            live.client = None
+
+    async def _open(self, stack: AsyncExitStack, live: _Live) -> Client:
+        transport = await self._transport(live)
+        client = Client(transport, mode="auto", message_handler=self._handler(live))
+        return await stack.enter_async_context(client)
+
+    async def _transport(self, live: _Live) -> AbstractAsyncContextManager[TransportStreams]:
+        config = self.config
+        if config.transport == "stdio":
+            live.child = ChildProcess()
+            return stdio_transport(
+                config, live.child, grace=self._grace, redact=self._redact, on_eof=live.end
+            )
+        url = expand(config.url or "")
+        try:
+            await self._network.check(url, server=config.name)
+        except NetworkPolicyError as exc:
+            raise ToolError(str(exc), code=ErrorCode.DENIED) from None
+        if config.transport == "sse":
+
+            def factory(
+                headers: dict[str, str] | None = None,
+                timeout: httpx2.Timeout | None = None,
+                auth: httpx2.Auth | None = None,
+            ) -> httpx2.AsyncClient:
+                return self._http_client(live, timeout)
+
+            return sse_client(url, headers=config.http_headers(), httpx_client_factory=factory)
+        return _http_transport(url, self._http_client(live, None))
+
+    def _http_client(self, live: _Live, timeout: httpx2.Timeout | None) -> httpx2.AsyncClient:
+        async def add_call_headers(request: httpx2.Request) -> None:
+            request.headers.update(_call_headers.get() or {})
+
+        async def note_auth(response: httpx2.Response) -> None:
+            if response.status_code in (401, 403):
+                live.auth_status = response.status_code
+
+        return httpx2.AsyncClient(
+            headers=self.config.http_headers(),
+            timeout=timeout or httpx2.Timeout(self.config.connect_timeout, read=300.0),
+            event_hooks={"request": [add_call_headers], "response": [note_auth]},
+            trust_env=False,
+        )
+
+    # -- notifications ---------------------------------------------------------------------
+
+    def _handler(self, live: _Live) -> Callable[[IncomingMessage], Awaitable[None]]:
+        async def handle(message: IncomingMessage) -> None:
+            if isinstance(message, mcp_types.ToolListChangedNotification):
+                self._tools = None
+                self._tg.start_soon(self._refresh)
+            await anyio.lowlevel.checkpoint()
+
+        return handle
+
+    async def _listen(self, live: _Live, *, task_status: anyio.abc.TaskStatus[None]) -> None:
+        """On a modern connection, list_changed arrives on a ``subscriptions/listen`` stream."""
+        client = live.client
+        assert client is not None
+        started = False
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                started = True
+                task_status.started()
+                with anyio.CancelScope() as scope:
+                    self._tg.start_soon(_cancel_on, live.stop, scope)
+                    async for _event in subscription:
+                        pass  # the message handler sees the notification too
+        except Exception as exc:
+            logger.info(
+                "list_changed stream of %r ended: %s", self.config.name, self._redact(repr(exc))
+            )
+        if not started:
+            task_status.started()
+
+    async def _refresh(self) -> None:
+        try:
+            await self.list_tools(refresh=True)
+            await self._on_tools_changed()
+        except ToolError as exc:
+            logger.warning("refreshing the tools of %r failed: %s", self.config.name, exc.message)
+
+    # -- failures --------------------------------------------------------------------------
+
+    async def _failure(
+        self, exc: BaseException, phase: str, live: _Live | None = None
+    ) -> ToolError:
+        live = live or self._live
+        if isinstance(exc, ToolError):
+            return exc
+        if is_connection_lost(exc) and live is not None:
+            live.end()
+            if live.child is not None:
+                # Let the owner reap the process so the message can give its exit code.
+                with anyio.move_on_after(self._grace * 3 + 1):
+                    while live.client is not None:
+                        await anyio.sleep(0.02)
+        child = live.child if live else None
+        facts = FailureFacts(
+            server=self.config.name,
+            auth_status=live.auth_status if live else None,
+            violation=child.violation if child else None,
+            stderr_tail=" | ".join(list(child.stderr_tail)[-3:]) if child else "",
+            returncode=child.returncode if child else None,
+        )
+        return to_tool_error(exc, facts, self._redact, phase=phase)
+
+    def _redact(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+        return text
+
+    def __repr__(self) -> str:
+        return f"Connection(server={self.config.name!r}, state={self.state!r}, protocol={self.protocol_version!r})"
+
+
+async def _all_pages(client: Client) -> list[mcp_types.Tool]:
+    tools: list[mcp_types.Tool] = []
+    seen: set[str] = set()
+    cursor: str | None = None
+    for _ in range(_MAX_PAGES):
+        page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+        for tool in page.tools:
+            if tool.name not in seen:
+                seen.add(tool.name)
+                tools.append(tool)
+        cursor = page.next_cursor
+        if not cursor:
+            return tools
+    raise ToolError(
+        f"tools/list did not end after {_MAX_PAGES} pages", code=ErrorCode.PROTOCOL_ERROR
+    )
+
+
+def _listens(client: Client) -> bool:
+    tools = client.server_capabilities.tools
+    modern = client.protocol_version in mcp_types.version.MODERN_PROTOCOL_VERSIONS
+    return modern and bool(tools and tools.list_changed)
+
+
+def _session_expired(exc: BaseException) -> bool:
+    return isinstance(exc, Exception) and "session terminated" in str(exc).lower()
+
+
+async def _cancel_on(event: anyio.Event, scope: anyio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
+
+
+@asynccontextmanager
+async def _http_transport(url: str, http: httpx2.AsyncClient) -> AsyncIterator[TransportStreams]:
+    async with http, streamable_http_client(url, http_client=http) as streams:
+        yield streams

@@ -1,0 +1,133 @@
+"""Transport and protocol failures -> :class:`toolkit.ToolError` with a stable code.
+
+Messages name the server and what a person or the model can do about it; they pass through
+the connection's redactor so credentials never reach them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import anyio
+import httpx2
+import mcp_types
+from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
+
+from toolkit.errors import ErrorCode, ToolError
+
+__all__ = ["FailureFacts", "is_connection_lost", "to_tool_error"]
+
+
+@dataclass(frozen=True, slots=True)
+class FailureFacts:
+    """What the connection observed around a failure (beyond the exception itself)."""
+
+    server: str
+    auth_status: int | None = None
+    violation: str | None = None
+    stderr_tail: str = ""
+    returncode: int | None = None
+
+
+_LOST = (
+    anyio.ClosedResourceError,
+    anyio.BrokenResourceError,
+    anyio.EndOfStream,
+    ConnectionError,
+    httpx2.TransportError,
+    OSError,
+)
+
+
+def is_connection_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` means the connection is gone and the next call must reconnect."""
+    if isinstance(exc, MCPError):
+        return exc.code == mcp_types.CONNECTION_CLOSED or (
+            exc.code == mcp_types.INVALID_REQUEST and "session terminated" in exc.message.lower()
+        )
+    if isinstance(exc, BaseExceptionGroup):
+        return any(is_connection_lost(e) for e in exc.exceptions)
+    return isinstance(exc, _LOST)
+
+
+def to_tool_error(
+    exc: BaseException, facts: FailureFacts, redact: Callable[[str], str], *, phase: str
+) -> ToolError:
+    """Classify a failure of ``phase`` (``"connect"``, ``"call"``, ``"list"``)."""
+    server = f"MCP server {facts.server!r}"
+    if facts.auth_status in (401, 403):
+        return ToolError(
+            f"{server} refused our credentials (HTTP {facts.auth_status}); check the token "
+            "or API key in its config. Retrying will not help.",
+            code=ErrorCode.AUTH_FAILED,
+        )
+    if facts.violation is not None:
+        return ToolError(
+            f"{server} broke the protocol: it wrote non-JSON-RPC output to stdout "
+            f"({facts.violation!r}). A stdio server must write logs to stderr.",
+            code=ErrorCode.PROTOCOL_ERROR,
+        )
+    if isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        return to_tool_error(exc.exceptions[0], facts, redact, phase=phase)
+    if isinstance(exc, TimeoutError):
+        return ToolError(
+            f"{server} did not answer in time during {phase}; the server may be overloaded. "
+            "Try again later or with a smaller request.",
+            code=ErrorCode.TIMEOUT,
+        )
+    if isinstance(exc, FileNotFoundError):
+        return ToolError(
+            f"{server} could not be started: {redact(str(exc.filename or exc))} was not found "
+            "on PATH; install it or give the full path in 'command'.",
+            code=ErrorCode.UNREACHABLE,
+            retryable=False,
+        )
+    if isinstance(exc, ValidationError):
+        return ToolError(
+            f"{server} answered something the MCP protocol does not allow "
+            f"({exc.error_count()} validation error(s)); report it to the server's authors.",
+            code=ErrorCode.PROTOCOL_ERROR,
+        )
+    if isinstance(exc, MCPError):
+        return _from_mcp_error(exc, server, facts, redact)
+    if is_connection_lost(exc):
+        return _unreachable(server, facts, redact(str(exc) or type(exc).__name__))
+    return ToolError(
+        f"{server} failed during {phase}: {redact(str(exc) or type(exc).__name__)}",
+        code=ErrorCode.PROTOCOL_ERROR,
+    )
+
+
+def _from_mcp_error(
+    exc: MCPError, server: str, facts: FailureFacts, redact: Callable[[str], str]
+) -> ToolError:
+    message = redact(exc.message)
+    if is_connection_lost(exc):
+        return _unreachable(server, facts, message)
+    if exc.code == mcp_types.REQUEST_TIMEOUT:
+        return ToolError(f"{server} timed out: {message}", code=ErrorCode.TIMEOUT)
+    if exc.code == mcp_types.INVALID_PARAMS:
+        return ToolError(
+            f"{server} rejected the arguments: {message}", code=ErrorCode.INVALID_PARAMS
+        )
+    if exc.code == mcp_types.METHOD_NOT_FOUND:
+        return ToolError(
+            f"{server} does not support this request ({message}).", code=ErrorCode.PROTOCOL_ERROR
+        )
+    if exc.code == mcp_types.PARSE_ERROR:
+        return ToolError(
+            f"{server} sent a malformed message: {message}", code=ErrorCode.PROTOCOL_ERROR
+        )
+    return ToolError(f"{server} answered with an error: {message}", code=ErrorCode.EXECUTION_ERROR)
+
+
+def _unreachable(server: str, facts: FailureFacts, detail: str) -> ToolError:
+    parts = [f"{server} is unreachable ({detail})."]
+    if facts.returncode is not None:
+        parts.append(f"The server process exited with code {facts.returncode}.")
+    if facts.stderr_tail:
+        parts.append(f"Its last output: {facts.stderr_tail}")
+    parts.append("The next call reconnects; try again.")
+    return ToolError(" ".join(parts), code=ErrorCode.UNREACHABLE)

@@ -1,0 +1,325 @@
+"""Long-lived connections to many MCP servers: :class:`McpClientPool`."""
+
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import html
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import anyio
+import anyio.abc
+
+from adapters.mcp_client._config import McpServerConfig, load_mcp_config, parse_servers
+from adapters.mcp_client._connection import Connection, ConnectionState
+from adapters.mcp_client._network import NetworkPolicy
+from adapters.mcp_client._remote_tool import RemoteTool
+from toolkit.context import ToolContext
+from toolkit.errors import RegistrationError, ToolError
+from toolkit.registry import ToolRegistry
+from toolkit.result import ToolResult
+from toolkit.spec import is_valid_name
+
+__all__ = ["McpClientPool", "ServerStatus"]
+
+ServersArg = (
+    Mapping[str, McpServerConfig | Mapping[str, Any]] | Iterable[McpServerConfig] | str | Path
+)
+_DEFAULT = object()
+
+
+@dataclass(frozen=True, slots=True)
+class ServerStatus:
+    """A server as the pool sees it.
+
+    Attributes:
+        name: The config key.
+        transport: ``stdio``, ``streamable_http`` or ``sse``.
+        state: ``idle`` (not connected yet), ``connecting``, ``ready``, ``failed``, ``closed``.
+        protocol_version: The negotiated MCP version, once connected.
+        tool_count: Tools listed (after include/exclude), ``None`` before the first listing.
+        error: The last connect failure's message.
+        latency_ms: Duration of the last :meth:`McpClientPool.check`, if run.
+    """
+
+    name: str
+    transport: str
+    state: ConnectionState
+    protocol_version: str | None
+    tool_count: int | None
+    error: str | None = None
+    latency_ms: float | None = None
+
+
+class McpClientPool:
+    """One long-lived connection per MCP server, shared by every call.
+
+    Use it as an async context manager; connections open lazily on first use, each owned by
+    its own task, and close (stdio servers shut down, bounded) when the block ends::
+
+        async with McpClientPool("mcp.json") as pool:
+            await pool.register_into(registry)
+            result = await registry.call("github_search_issues", {"query": "bug"})
+
+    Args:
+        servers: A config file path, a ``{"mcpServers": ...}``-style mapping of name to config
+            (or to a plain dict), or an iterable of :class:`McpServerConfig`.
+        network: Policy for HTTP targets of trusted configs (untrusted ones always get
+            :meth:`NetworkPolicy.untrusted`).
+        grace: Seconds a stdio server gets to exit at each shutdown step (stdin closed,
+            SIGTERM) before the next (SIGKILL to its process group).
+    """
+
+    def __init__(
+        self, servers: ServersArg, *, network: NetworkPolicy | None = None, grace: float = 2.0
+    ) -> None:
+        self._configs = _configs(servers)
+        self._network = network or NetworkPolicy()
+        self._grace = grace
+        self._connections: dict[tuple[Any, ...], Connection] = {}
+        self._by_name: dict[str, Connection] = {}
+        self._bindings: list[tuple[ToolRegistry, str, str]] = []  # registry, server, prefix
+        self._registered: dict[tuple[int, str], list[str]] = {}
+        self._latency: dict[str, float] = {}
+        self._tg: anyio.abc.TaskGroup | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    async def __aenter__(self) -> McpClientPool:
+        self._tg = anyio.create_task_group()
+        await self._tg.__aenter__()
+        for name, config in self._configs.items():
+            key = config.identity()
+            if key not in self._connections:
+                self._connections[key] = Connection(
+                    config,
+                    self._tg,
+                    grace=self._grace,
+                    network=self._network,
+                    on_tools_changed=lambda n=name: self._resync(n),
+                )
+            self._by_name[name] = self._connections[key]
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+        assert self._tg is not None
+        await self._tg.__aexit__(exc_type, exc, tb)
+        self._tg = None
+
+    async def aclose(self) -> None:
+        """Close every connection; stdio servers get the bounded shutdown."""
+        for connection in self._connections.values():
+            await connection.aclose()
+
+    # -- servers and tools -----------------------------------------------------------------
+
+    @property
+    def servers(self) -> list[str]:
+        """The configured server names, in config order."""
+        return list(self._configs)
+
+    def config(self, server: str) -> McpServerConfig:
+        """The config of ``server``."""
+        return self._configs[self._known(server)]
+
+    def connection(self, server: str) -> Connection:
+        """The (lazily opened) connection of ``server``; needs ``async with pool``."""
+        if self._tg is None:
+            raise RuntimeError("McpClientPool is not open; use 'async with McpClientPool(...)'")
+        return self._by_name[self._known(server)]
+
+    async def connect(self, server: str | None = None) -> None:
+        """Open connections now instead of on first use (one server or all)."""
+        for name in [server] if server else self.servers:
+            await self.connection(name).client()
+
+    async def tools(self, server: str | None = None, *, prefix: Any = _DEFAULT) -> list[RemoteTool]:
+        """The tools of one server (or all), after include/exclude, in the server's order.
+
+        Args:
+            server: A server name; ``None`` for every server.
+            prefix: Registry-name prefix; default: each server's :attr:`tool_prefix`.
+        """
+        out: list[RemoteTool] = []
+        for name in [server] if server else self.servers:
+            connection, config = self.connection(name), self.config(name)
+            start = config.tool_prefix if prefix is _DEFAULT else str(prefix or "")
+            for tool in await connection.list_tools():
+                if _selected(tool.name, config):
+                    out.append(RemoteTool(connection, tool, name=start + tool.name))
+        return out
+
+    async def call(
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any] | None = None,
+        context: ToolContext | None = None,
+    ) -> ToolResult:
+        """Call a tool directly (validated, no registry); failures raise ``ToolError``."""
+        remote = next((t for t in await self.tools(server, prefix="") if t.name == tool), None)
+        if remote is None:
+            names = ", ".join(t.name for t in await self.tools(server, prefix="")) or "none"
+            raise KeyError(f"server {server!r} has no tool {tool!r}; its tools: {names}")
+        return await remote.call(
+            remote.validate(arguments or {}), context or ToolContext(tool=tool)
+        )
+
+    async def register_into(
+        self,
+        registry: ToolRegistry,
+        servers: Iterable[str] | None = None,
+        *,
+        prefix: Any = _DEFAULT,
+    ) -> list[RemoteTool]:
+        """Add the servers' tools to ``registry``, next to its local tools.
+
+        Registry names are ``prefix + remote name`` (default prefix: the server key and
+        ``_``); the wire keeps the server's name. When the server announces a new tool list,
+        the registry is updated in place.
+
+        Raises:
+            RegistrationError: A name collides with a tool already registered (the message
+                names both sources), or a name does not fit ``^[a-zA-Z0-9_-]{1,64}$``.
+        """
+        added: list[RemoteTool] = []
+        for name in list(servers) if servers is not None else self.servers:
+            start = self.config(name).tool_prefix if prefix is _DEFAULT else str(prefix or "")
+            added.extend(await self._add(registry, name, start))
+            self._bindings.append((registry, name, start))
+        return added
+
+    async def _add(self, registry: ToolRegistry, server: str, prefix: str) -> list[RemoteTool]:
+        tools = await self.tools(server, prefix=prefix)
+        for tool in tools:
+            if not is_valid_name(tool.name):
+                raise RegistrationError(
+                    f"Tool {tool.remote_name!r} of MCP server {server!r} becomes {tool.name!r}, "
+                    "which does not fit ^[a-zA-Z0-9_-]{1,64}$; set a shorter 'prefix' for the "
+                    "server or exclude the tool ('exclude': [...])."
+                )
+        done: list[str] = []
+        try:
+            for tool in tools:
+                registry.add(tool)
+                done.append(tool.name)
+        except RegistrationError as exc:
+            for name in done:
+                registry.remove(name)
+            raise RegistrationError(
+                f"{exc} To keep both, give MCP server {server!r} a 'prefix' in its config."
+            ) from None
+        self._registered[(id(registry), server)] = done
+        return tools
+
+    async def _resync(self, server: str) -> None:
+        for registry, name, prefix in self._bindings:
+            if name != server:
+                continue
+            for old in self._registered.pop((id(registry), name), []):
+                if old in registry:
+                    registry.remove(old)
+            await self._add(registry, name, prefix)
+
+    # -- status ----------------------------------------------------------------------------
+
+    async def check(self, server: str) -> ServerStatus:
+        """Connect and list tools now, timing it; the status says how it went."""
+        started = time.perf_counter()
+        with contextlib.suppress(ToolError):  # the status carries the message
+            await self.tools(server)
+        self._latency[server] = (time.perf_counter() - started) * 1000
+        return self.status(server)
+
+    def status(self, server: str) -> ServerStatus:
+        """How ``server`` is doing, without connecting."""
+        connection, config = self.connection(server), self.config(server)
+        cached = connection._tools
+        count = None if cached is None else sum(_selected(t.name, config) for t in cached)
+        return ServerStatus(
+            name=server,
+            transport=config.transport,
+            state=connection.state,
+            protocol_version=connection.protocol_version,
+            tool_count=count,
+            error=connection.last_error.message if connection.last_error else None,
+            latency_ms=self._latency.get(server),
+        )
+
+    def statuses(self) -> list[ServerStatus]:
+        """The status of every server (``idle`` before the pool is opened)."""
+        if self._tg is None:
+            return [
+                ServerStatus(n, c.transport, "idle", None, None) for n, c in self._configs.items()
+            ]
+        return [self.status(name) for name in self.servers]
+
+    def _known(self, server: str) -> str:
+        if server not in self._configs:
+            raise KeyError(
+                f"no MCP server {server!r} in the config; known: {', '.join(self._configs)}"
+            )
+        return server
+
+    def __repr__(self) -> str:
+        parts = ", ".join(f"{s.name}={s.state}" for s in self.statuses())
+        return f"McpClientPool({parts})"
+
+    def _repr_html_(self) -> str:
+        rows = "".join(
+            "<tr>"
+            + "".join(
+                f"<td>{html.escape(str(v))}</td>"
+                for v in (
+                    s.name,
+                    s.transport,
+                    s.state,
+                    s.protocol_version or "",
+                    "" if s.tool_count is None else s.tool_count,
+                    s.error or "",
+                )
+            )
+            + "</tr>"
+            for s in self.statuses()
+        )
+        head = "".join(
+            f"<th>{h}</th>" for h in ("server", "transport", "state", "protocol", "tools", "error")
+        )
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+def _configs(servers: ServersArg) -> dict[str, McpServerConfig]:
+    if isinstance(servers, str | Path):
+        return load_mcp_config(servers)
+    if isinstance(servers, Mapping):
+        if "mcpServers" in servers or "servers" in servers:
+            return parse_servers(servers)
+        return {
+            name: c.model_copy(update={"name": name})
+            if isinstance(c, McpServerConfig)
+            else parse_servers({"mcpServers": {name: c}})[name]
+            for name, c in servers.items()
+        }
+    out: dict[str, McpServerConfig] = {}
+    for config in servers:
+        if not config.name:
+            raise ValueError(f"{config!r} has no name; set McpServerConfig(name=...)")
+        out[config.name] = config
+    return out
+
+
+def _selected(tool: str, config: McpServerConfig) -> bool:
+    if config.include is not None and not any(fnmatch.fnmatchcase(tool, p) for p in config.include):
+        return False
+    return not any(fnmatch.fnmatchcase(tool, p) for p in config.exclude)

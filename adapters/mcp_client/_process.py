@@ -1,0 +1,185 @@
+"""A stdio server as a child process: minimal environment, pipes, bounded shutdown.
+
+The SDK's ``stdio_client`` merges its own default environment into the child's and has fixed
+grace periods; this transport gives the server only what the config names and lets the pool
+choose how long shutdown may take. The child runs in its own session (process group), so the
+whole tree — ``npx`` and the ``node`` it starts, say — is signalled together, and anything
+left in the group after the server exits is killed too.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass, field
+
+import anyio
+import anyio.abc
+import mcp_types
+from mcp.client._transport import TransportStreams
+from mcp.shared.message import SessionMessage
+
+from adapters.mcp_client._config import McpServerConfig, expand
+
+__all__ = ["ChildProcess", "minimal_env", "stdio_transport"]
+
+logger = logging.getLogger("adapters.mcp_client")
+
+#: The only variables a stdio server inherits from us; the config adds the rest.
+INHERITED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
+
+# A few stray lines (a banner, a warning) are tolerated; a stream of them is a broken server.
+_MAX_STRAY_LINES = 10
+_STDERR_LINES = 20
+_POLL = 0.02
+
+
+def minimal_env(config: McpServerConfig) -> dict[str, str]:
+    """The environment of a stdio server: a few safe variables plus the config's ``env``."""
+    env = {k: os.environ[k] for k in INHERITED_ENV if k in os.environ}
+    env.update({k: expand(v) for k, v in config.env.items()})
+    return env
+
+
+@dataclass
+class ChildProcess:
+    """What we know about a running stdio server (for messages and tests).
+
+    Attributes:
+        pid: The process id (also its process-group id).
+        stderr_tail: The last lines the server wrote to stderr.
+        violation: The first protocol violation seen on stdout, if the connection was cut.
+    """
+
+    pid: int = 0
+    stderr_tail: deque[str] = field(default_factory=lambda: deque(maxlen=_STDERR_LINES))
+    violation: str | None = None
+    returncode: int | None = None
+
+
+@asynccontextmanager
+async def stdio_transport(
+    config: McpServerConfig,
+    child: ChildProcess,
+    *,
+    grace: float,
+    redact: Callable[[str], str],
+    on_eof: Callable[[], None],
+) -> AsyncIterator[TransportStreams]:
+    """Start ``config``'s server and yield MCP streams over its stdin/stdout.
+
+    On exit: stop writing, close stdin, wait ``grace`` seconds, SIGTERM the process group,
+    wait ``grace`` again, SIGKILL the group. Every step is bounded and shielded from
+    cancellation, so no exit path leaves a live child.
+    """
+    process = await anyio.open_process(
+        [config.command or "", *(expand(a) for a in config.args)],
+        env=minimal_env(config),
+        cwd=config.cwd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    child.pid = process.pid
+    read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def read_stdout() -> None:
+        assert process.stdout is not None
+        async with read_writer:
+            try:
+                with suppress(
+                    anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError
+                ):
+                    await _pump(process.stdout)
+            finally:
+                on_eof()
+
+    async def _pump(stdout: anyio.abc.ByteReceiveStream) -> None:
+        stray = 0
+        buffer = b""
+        async for chunk in stdout:
+            *lines, buffer = (buffer + chunk).split(b"\n")
+            for line in filter(bytes.strip, lines):
+                try:
+                    message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                except ValueError:
+                    stray += 1
+                    text = redact(line.decode("utf-8", "replace").strip())[:120]
+                    logger.warning("server %r wrote a non-JSON-RPC line: %s", config.name, text)
+                    if stray > _MAX_STRAY_LINES:
+                        child.violation = text
+                        return
+                    continue
+                await read_writer.send(SessionMessage(message))
+
+    async def read_stderr() -> None:
+        assert process.stderr is not None
+        with suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            async for chunk in process.stderr:
+                for line in chunk.decode("utf-8", "replace").splitlines():
+                    if line.strip():
+                        child.stderr_tail.append(redact(line.rstrip()))
+
+    async def write_stdin() -> None:
+        assert process.stdin is not None
+        try:
+            async with write_reader:
+                async for session_message in write_reader:
+                    data = session_message.message.model_dump_json(
+                        by_alias=True, exclude_unset=True
+                    )
+                    await process.stdin.send(data.encode() + b"\n")
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            await read_writer.aclose()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(read_stdout)
+        tg.start_soon(read_stderr)
+        tg.start_soon(write_stdin)
+        try:
+            yield read_stream, write_stream
+        finally:
+            with anyio.CancelScope(shield=True):
+                write_stream.close()
+                read_stream.close()
+                await stop_process(process, grace)
+                child.returncode = process.returncode
+            tg.cancel_scope.cancel()
+
+
+async def stop_process(process: anyio.abc.Process, grace: float) -> None:
+    """Close stdin, then escalate SIGTERM -> SIGKILL on the process group, each step bounded."""
+    if process.stdin is not None:
+        with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await process.stdin.aclose()
+    for sig in (None, signal.SIGTERM, signal.SIGKILL):
+        if sig is not None:
+            _signal_group(process.pid, sig)
+        if await _exited(process, grace):
+            break
+    # Grandchildren that outlived the server (reparented, same group) go too.
+    _signal_group(process.pid, signal.SIGKILL)
+    for stream in (process.stdout, process.stderr):
+        if stream is not None:
+            with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await stream.aclose()
+
+
+async def _exited(process: anyio.abc.Process, timeout: float) -> bool:
+    # Poll returncode: process.wait() would also wait for pipe EOF held open by grandchildren.
+    with anyio.move_on_after(timeout):
+        while process.returncode is None:
+            await anyio.sleep(_POLL)
+    return process.returncode is not None
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)

@@ -1,0 +1,144 @@
+"""A tool on a remote MCP server as a :class:`toolkit.tool.Tool`: :class:`RemoteTool`."""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import jsonschema
+import mcp_types
+
+from adapters.mcp_client._results import to_tool_result
+from toolkit.context import ToolContext
+from toolkit.result import ToolResult
+from toolkit.spec import ToolAnnotations, ToolOptions, ToolSpec
+from toolkit.tool import ArgumentProblem, InvalidArguments, ProblemKind
+
+if TYPE_CHECKING:
+    from adapters.mcp_client._connection import Connection
+
+__all__ = ["RemoteTool", "sanitize_name"]
+
+_INVALID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
+_REQUIRED = re.compile(r"^'(.+)' is a required property")
+_KINDS: dict[str, ProblemKind] = {
+    "required": "missing",
+    "type": "type",
+    "additionalProperties": "unknown",
+}
+
+
+def sanitize_name(name: str) -> str:
+    """Make ``name`` fit ``^[a-zA-Z0-9_-]{1,64}$`` (other characters become ``_``)."""
+    return (_INVALID_CHARS.sub("_", name) or "_")[:64]
+
+
+class RemoteTool:
+    """A tool served by an MCP server, validated locally and called over the pooled connection.
+
+    The server's ``inputSchema`` is the spec's input schema, unchanged. Arguments are checked
+    against it with jsonschema before anything is sent, so an invalid call costs no round trip.
+
+    Args:
+        connection: The pooled connection to the server.
+        tool: The tool as the server listed it.
+        name: The registry name (``None``: the server's name for it).
+    """
+
+    def __init__(
+        self, connection: Connection, tool: mcp_types.Tool, *, name: str | None = None
+    ) -> None:
+        self._connection = connection
+        self._tool = tool
+        self._name = name or tool.name
+
+    @property
+    def name(self) -> str:
+        """The registry name (the server's name, possibly prefixed)."""
+        return self._name
+
+    @property
+    def remote_name(self) -> str:
+        """The tool's name on the server (what goes on the wire)."""
+        return self._tool.name
+
+    @property
+    def server(self) -> str:
+        """The config key of the server."""
+        return self._connection.config.name
+
+    @cached_property
+    def spec(self) -> ToolSpec:
+        """The spec every sink sees; annotations are the server's (untrusted) hints."""
+        tool, config = self._tool, self._connection.config
+        hints = tool.annotations
+        return ToolSpec(
+            name=self._name,
+            description=tool.description or tool.title or tool.name,
+            input_schema=tool.input_schema,
+            output_schema=tool.output_schema,
+            annotations=ToolAnnotations(
+                title=tool.title or (hints.title if hints else None),
+                read_only=hints.read_only_hint if hints else None,
+                destructive=hints.destructive_hint if hints else None,
+                idempotent=hints.idempotent_hint if hints else None,
+                open_world=hints.open_world_hint if hints else None,
+            ),
+            tags=frozenset({"mcp", f"mcp:{config.name}"}),
+            options=ToolOptions(timeout=None, retries=config.call_retries),
+            source=f"mcp://{config.name}/{tool.name}",
+        )
+
+    @cached_property
+    def _validator(self) -> jsonschema.protocols.Validator:
+        schema = self._tool.input_schema
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        return cls(schema)
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Check ``arguments`` against the server's schema; they are sent as they are.
+
+        Raises:
+            InvalidArguments: With one problem per violation (missing, type, value, unknown).
+        """
+        errors = sorted(self._validator.iter_errors(arguments), key=lambda e: list(e.path))
+        if errors:
+            raise InvalidArguments([_problem(e) for e in errors])
+        return arguments
+
+    async def call(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        """Send ``tools/call`` with the allowlisted context as headers and ``_meta``.
+
+        Raises:
+            ToolError: ``EXECUTION_ERROR`` for an ``isError`` result; ``UNREACHABLE``,
+                ``TIMEOUT``, ``AUTH_FAILED`` or ``PROTOCOL_ERROR`` for transport failures.
+        """
+        config = self._connection.config
+        values = context.values
+        headers = {h: str(values[k]) for k, h in config.context_headers.items() if k in values}
+        meta = {m: values[k] for k, m in config.context_meta.items() if k in values}
+        result = await self._connection.call_tool(
+            self._tool.name, arguments, meta=meta or None, headers=headers
+        )
+        out = to_tool_result(result, tool=self._name)
+        out.call_id = context.call_id
+        return out
+
+    def renamed(self, name: str) -> RemoteTool:
+        """The same remote tool under another registry name."""
+        return RemoteTool(self._connection, self._tool, name=name)
+
+    def __repr__(self) -> str:
+        return f"RemoteTool({self._name!r}, server={self.server!r}, remote={self.remote_name!r})"
+
+
+def _problem(error: jsonschema.ValidationError) -> ArgumentProblem:
+    path = ".".join(str(p) for p in error.absolute_path)
+    kind: ProblemKind = _KINDS.get(str(error.validator), "value")
+    if error.validator == "required":
+        match = _REQUIRED.match(error.message)
+        missing = match.group(1) if match else ""
+        path = f"{path}.{missing}" if path else missing
+        return ArgumentProblem(param=path, kind="missing", message=f"'{missing}' is required")
+    return ArgumentProblem(param=path, kind=kind, message=error.message)
