@@ -1,0 +1,1 @@
+"""Adapters: one package per outside world (LangChain, LangGraph, MCP client and server, …)."""

@@ -1,0 +1,31 @@
+"""Serve a :class:`~toolkit.ToolRegistry` as an MCP server, over stdio or streamable HTTP.
+
+Example:
+    >>> from adapters.mcp_server import build_server, run_stdio
+    >>> server = build_server(registry, name="warehouse")  # doctest: +SKIP
+    >>> run_stdio(server)  # doctest: +SKIP
+
+From the command line: ``toolkit serve myapp.tools`` (stdio) or
+``toolkit serve myapp.tools --transport http --token-env MCP_TOKEN``.
+"""
+
+from adapters.mcp_server._auth import BearerGuard, token_from_env
+from adapters.mcp_server._cli import serve_command
+from adapters.mcp_server._http import DEFAULT_MAX_BODY_BYTES, http_app, serve_http
+from adapters.mcp_server._server import RegistryServer, build_server
+from adapters.mcp_server._stdio import run_stdio, serve_stdio
+from adapters.mcp_server._wire import ERROR_META_KEY
+
+__all__ = [
+    "DEFAULT_MAX_BODY_BYTES",
+    "ERROR_META_KEY",
+    "BearerGuard",
+    "RegistryServer",
+    "build_server",
+    "http_app",
+    "run_stdio",
+    "serve_command",
+    "serve_http",
+    "serve_stdio",
+    "token_from_env",
+]

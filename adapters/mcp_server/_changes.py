@@ -1,0 +1,100 @@
+"""Tell connected clients that the tool list changed (``notifications/tools/list_changed``).
+
+Two eras, two channels: a 2026-07-28 client opens a ``subscriptions/listen`` stream and gets
+the event there (through the SDK's subscription bus); a 2025-11-25 client that completed the
+handshake on a duplex connection (stdio, stateful HTTP) gets the notification on that
+connection. Registry changes may come from any thread and in bursts (a ``scan`` adds many
+tools): they set one flag, and one broadcaster task sends one notification per burst.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+
+__all__ = ["ListChangeNotifier"]
+
+logger = logging.getLogger(__name__)
+
+#: Upper bound on remembered handshake connections; the oldest is forgotten first.
+_MAX_SESSIONS = 1024
+
+
+class ListChangeNotifier:
+    """Broadcasts tool-list changes to every client that can hear them.
+
+    Args:
+        on_change: Called synchronously on every registry change (e.g. to drop a cache).
+    """
+
+    def __init__(self, on_change: Callable[[], None]) -> None:
+        self._on_change = on_change
+        self.bus = InMemorySubscriptionBus()
+        self.listen_handler = ListenHandler(self.bus)
+        #: Remember handshake clients arriving over HTTP (only a stateful HTTP app sets it).
+        self.track_http = False
+        self._sessions: dict[int, ServerSession] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake: asyncio.Event | None = None
+        self._depth = 0
+
+    def registry_changed(self) -> None:
+        """The registry's ``on_change`` callback; safe to call from any thread."""
+        self._on_change()
+        loop, wake = self._loop, self._wake
+        if loop is not None and wake is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(wake.set)
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Run the broadcaster while the server runs (entered by the server's lifespan)."""
+        self._depth += 1
+        if self._depth > 1:  # several in-process connections share one broadcaster
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        self._loop, self._wake = asyncio.get_running_loop(), asyncio.Event()
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(self._broadcast, self._wake)
+                try:
+                    yield
+                finally:
+                    group.cancel_scope.cancel()
+        finally:
+            self._loop = self._wake = None
+            self._depth -= 1
+            self.listen_handler.close()
+
+    async def __call__(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """Server middleware: remember each client that completes the handshake."""
+        result = await call_next(ctx)
+        if ctx.method == "notifications/initialized" and (ctx.request is None or self.track_http):
+            if len(self._sessions) >= _MAX_SESSIONS:
+                self._sessions.pop(next(iter(self._sessions)))
+            self._sessions[id(ctx.session)] = ctx.session
+        return result
+
+    async def _broadcast(self, wake: asyncio.Event) -> None:
+        while True:
+            await wake.wait()
+            wake.clear()
+            await self.bus.publish(ToolsListChanged())
+            for key, session in list(self._sessions.items()):
+                try:
+                    await session.send_tool_list_changed()
+                except Exception:  # the connection is gone: forget it
+                    logger.debug("dropping a closed connection from list_changed broadcasts")
+                    self._sessions.pop(key, None)

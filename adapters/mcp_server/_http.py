@@ -1,0 +1,134 @@
+"""Streamable HTTP transport: a Starlette app at ``/mcp`` and a uvicorn runner.
+
+Secure by default: stateless (no session map to grow or to pin clients to a replica), bound
+to 127.0.0.1, ``Host``/``Origin`` checked against DNS rebinding, request bodies capped, and an
+optional bearer token. ``/healthz`` answers without a token for load balancers and probes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+
+import uvicorn
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp
+
+from adapters.mcp_server._auth import BearerGuard
+from adapters.mcp_server._server import RegistryServer
+
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "http_app", "serve_http"]
+
+#: Default cap on a request body (1 MiB): far above any honest tool call.
+DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+
+_LOOPBACK_BINDS = frozenset({"127.0.0.1", "localhost", "::1"})
+_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+_HEALTH_PATH = "/healthz"
+
+
+def http_app(
+    server: RegistryServer,
+    *,
+    path: str = "/mcp",
+    stateless: bool = True,
+    token: str | None = None,
+    host: str = "127.0.0.1",
+    allowed_hosts: Sequence[str] = (),
+    allowed_origins: Sequence[str] = (),
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    json_response: bool = False,
+) -> ASGIApp:
+    """An ASGI app serving ``server`` over streamable HTTP at ``path``.
+
+    Args:
+        server: From :func:`build_server`; one app per server.
+        path: Where the MCP endpoint lives.
+        stateless: No ``Mcp-Session-Id``; every request stands alone (default). ``False``
+            keeps sessions for handshake clients (idle sessions expire after 30 minutes).
+        token: Require ``Authorization: Bearer <token>`` (see :func:`token_from_env`).
+        host: The address the app will be bound to; loopback names are always allowed in
+            ``Host``/``Origin``, any other bind address allows itself.
+        allowed_hosts: More accepted ``Host`` values (``name`` or ``name:port``; ``name:*`` for
+            any port). ``"*"`` turns the ``Host``/``Origin`` check off (behind a trusted proxy).
+        allowed_origins: More accepted ``Origin`` values (``https://app.example.com``).
+        max_body_bytes: Larger request bodies get 413.
+        json_response: Answer with plain JSON instead of SSE (no progress notifications).
+
+    Returns:
+        The ASGI application (run it with uvicorn or mount it in another Starlette app).
+    """
+    server.legacy_list_changed = not stateless
+    server.changes.track_http = not stateless
+    app = server.streamable_http_app(
+        streamable_http_path=path,
+        stateless_http=stateless,
+        json_response=json_response,
+        max_request_body_size=max_body_bytes,
+        transport_security=_security(host, allowed_hosts, allowed_origins),
+        host=host,
+        custom_starlette_routes=[Route(_HEALTH_PATH, _health(server), methods=["GET"])],
+    )
+    if token is None:
+        return app
+    return BearerGuard(app, token, open_paths=frozenset({_HEALTH_PATH}))
+
+
+async def serve_http(
+    server: RegistryServer,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    token: str | None = None,
+    stateless: bool = True,
+    allowed_hosts: Sequence[str] = (),
+    allowed_origins: Sequence[str] = (),
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    log_level: str = "warning",
+) -> None:
+    """Serve ``server`` with uvicorn at ``http://host:port/mcp`` until interrupted.
+
+    Args are those of :func:`http_app`; ``log_level`` is uvicorn's.
+    """
+    app = http_app(
+        server,
+        stateless=stateless,
+        token=token,
+        host=host,
+        allowed_hosts=allowed_hosts,
+        allowed_origins=allowed_origins,
+        max_body_bytes=max_body_bytes,
+    )
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on")
+    await uvicorn.Server(config).serve()
+
+
+def _security(
+    host: str, allowed_hosts: Sequence[str], allowed_origins: Sequence[str]
+) -> TransportSecuritySettings:
+    if "*" in allowed_hosts:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    names = list(_LOOPBACK_HOSTS)
+    if host not in _LOOPBACK_BINDS and host not in ("0.0.0.0", "::"):
+        names.append(f"[{host}]" if ":" in host else host)
+    hosts = [pattern for name in names for pattern in (name, f"{name}:*")]
+    origins = [
+        f"{scheme}://{name}{port}"
+        for name in names
+        for scheme in ("http", "https")
+        for port in ("", ":*")
+    ]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[*hosts, *allowed_hosts],
+        allowed_origins=[*origins, *allowed_origins],
+    )
+
+
+def _health(server: RegistryServer) -> Callable[[Request], Awaitable[Response]]:
+    async def health(request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok", "server": server.name, "tools": len(server.registry)})
+
+    return health

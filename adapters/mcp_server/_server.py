@@ -1,0 +1,179 @@
+"""``build_server``: a registry as an MCP server on the SDK's low-level ``Server``.
+
+Adapters translate, they don't decide: ``tools/list`` serves each ``ToolSpec`` verbatim and
+``tools/call`` goes through ``registry.call``, so validation, policy, timeouts, retries and the
+exception processor are exactly those of every other sink.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextlib import AbstractAsyncContextManager
+from importlib import metadata
+from typing import Any
+
+from mcp.server import NotificationOptions, Server, ServerRequestContext
+from mcp.server.models import InitializationOptions
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, CallToolRequestParams, PaginatedRequestParams
+
+from adapters.mcp_server._changes import ListChangeNotifier
+from adapters.mcp_server._paging import ToolListing
+from adapters.mcp_server._wire import call_result, tool_entry
+from toolkit.context import ToolContext
+from toolkit.errors import ErrorCode
+from toolkit.registry import ToolRegistry
+from toolkit.spec import ToolSpec
+
+__all__ = ["RegistryServer", "build_server"]
+
+
+def _package_version() -> str:
+    try:
+        return metadata.version("mcp-toolkit")
+    except metadata.PackageNotFoundError:
+        return "0.0.0"
+
+
+class RegistryServer(Server[Any]):
+    """An MCP ``Server`` serving the tools of a :class:`~toolkit.ToolRegistry`.
+
+    Build it with :func:`build_server`; run it with :func:`serve_stdio`, :func:`http_app` or
+    :func:`serve_http`, or hand it to ``mcp.Client`` in-process.
+
+    Attributes:
+        registry: The registry served; changes to it reach connected clients.
+        changes: The list-changed broadcaster.
+    """
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        *,
+        name: str,
+        version: str,
+        instructions: str | None,
+        page_size: int | None,
+    ) -> None:
+        if page_size is not None and page_size < 1:
+            raise ValueError(
+                f"page_size must be a positive number of tools or None, not {page_size}"
+            )
+        self.registry = registry
+        self.changes = ListChangeNotifier(self._forget_listing)
+        #: Advertise ``listChanged`` to handshake clients (off when no connection outlives a POST).
+        self.legacy_list_changed = True
+        self._page_size = page_size
+        self._listing: ToolListing | None = None
+        super().__init__(
+            name,
+            version=version,
+            instructions=instructions,
+            lifespan=_lifespan,
+            get_tool_input_schema=self._input_schema,
+            on_subscriptions_listen=self.changes.listen_handler,
+        )
+        # Registered here rather than as on_* arguments: they return wire dicts, not models.
+        self.add_request_handler("tools/list", PaginatedRequestParams, self._list_tools)
+        self.add_request_handler("tools/call", CallToolRequestParams, self._call_tool)
+        self.middleware.append(self.changes)
+        registry.on_change(self.changes.registry_changed)
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        """As the SDK's, advertising ``tools.listChanged`` unless told otherwise."""
+        options = notification_options or NotificationOptions(
+            tools_changed=self.legacy_list_changed
+        )
+        return super().create_initialization_options(options, experimental_capabilities, extensions)
+
+    def listing(self) -> ToolListing:
+        """The current tool listing (rebuilt after the registry changes)."""
+        listing = self._listing
+        if listing is None:
+            entries = [tool_entry(spec) for spec in self.registry.specs()]
+            listing = self._listing = ToolListing.build(entries, self._page_size)
+        return listing
+
+    def _forget_listing(self) -> None:
+        self._listing = None
+
+    def _spec(self, name: str) -> ToolSpec | None:
+        return self.registry.get(name).spec if name in self.registry else None
+
+    def _input_schema(self, name: str) -> Mapping[str, Any] | None:
+        spec = self._spec(name)
+        return None if spec is None else spec.input_schema
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+    ) -> dict[str, Any]:
+        return self.listing().page(params.cursor if params is not None else None)
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any], params: CallToolRequestParams
+    ) -> dict[str, Any]:
+        call_id = "" if ctx.request_id is None else str(ctx.request_id)
+        context = ToolContext(
+            call_id=call_id, values=_caller_values(ctx), progress=ctx.session.report_progress
+        )
+        result = await self.registry.call(
+            params.name, params.arguments or {}, context, call_id=call_id
+        )
+        if result.code is ErrorCode.TOOL_NOT_FOUND:
+            # The spec makes an unknown tool a protocol error, not a tool result.
+            raise MCPError(INVALID_PARAMS, result.content, data={"code": result.code.value})
+        return call_result(result, self._spec(result.tool or params.name))
+
+
+def _lifespan(server: Server[Any]) -> AbstractAsyncContextManager[None]:
+    assert isinstance(server, RegistryServer)
+    return server.changes.running()
+
+
+def _caller_values(ctx: ServerRequestContext[Any]) -> dict[str, Any]:
+    values: dict[str, Any] = {"mcp_protocol_version": ctx.protocol_version}
+    client = ctx.session.client_params
+    if client is not None:
+        values["mcp_client"] = client.client_info.name
+    return values
+
+
+def build_server(
+    registry: ToolRegistry,
+    *,
+    name: str = "mcp-toolkit",
+    version: str | None = None,
+    instructions: str | None = None,
+    page_size: int | None = None,
+) -> RegistryServer:
+    """Serve ``registry`` over MCP: its specs on ``tools/list``, its invoker on ``tools/call``.
+
+    Both protocol generations are served by the same object: 2026-07-28 (stateless, per-request
+    envelope) and 2025-11-25 (``initialize`` handshake).
+
+    Args:
+        registry: The tools to serve. Tools added or removed later are announced with
+            ``notifications/tools/list_changed``.
+        name: ``serverInfo.name``.
+        version: ``serverInfo.version``; defaults to the installed mcp-toolkit version.
+        instructions: Text telling the client's model how to use these tools together.
+        page_size: Tools per ``tools/list`` page; ``None`` (default) sends all in one page.
+
+    Returns:
+        A low-level ``mcp.server.Server`` subclass ready for any SDK transport.
+
+    Raises:
+        ValueError: ``page_size`` is not positive.
+    """
+    return RegistryServer(
+        registry,
+        name=name,
+        version=version if version is not None else _package_version(),
+        instructions=instructions,
+        page_size=page_size,
+    )
