@@ -1,0 +1,21 @@
+"""LangChain: registry tools as ``BaseTool`` objects, results as ``ToolMessage`` objects."""
+
+from adapters.langchain.approval import approval_payload, interrupt_approver, to_approval
+from adapters.langchain.injection import ContextKeys, Injection, find_injections
+from adapters.langchain.messages import result_artifact, result_content, to_tool_message
+from adapters.langchain.tool import RegistryTool, build_context, to_langchain_tools
+
+__all__ = [
+    "ContextKeys",
+    "Injection",
+    "RegistryTool",
+    "approval_payload",
+    "build_context",
+    "find_injections",
+    "interrupt_approver",
+    "result_artifact",
+    "result_content",
+    "to_approval",
+    "to_langchain_tools",
+    "to_tool_message",
+]

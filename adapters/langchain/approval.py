@@ -1,0 +1,91 @@
+"""Human approval through LangGraph's ``interrupt()``.
+
+When the policy answers ``"ask"``, the graph pauses with a payload naming the tool and its
+arguments; the application resumes it with ``Command(resume=...)``:
+
+* ``"approve"`` (or ``True``, ``{"action": "approve"}``) runs the call as the model made it;
+* ``"reject"`` (or ``False``, ``{"action": "reject", "reason": "..."}``) answers the model with
+  a ``DENIED`` message carrying the reason;
+* ``{"action": "edit", "arguments": {...}}`` runs the call with the edited arguments (they are
+  validated again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import var_child_runnable_config
+from langgraph.types import interrupt
+
+from toolkit.policy import Approval, Approver, CallRequest
+
+__all__ = ["approval_payload", "in_graph", "interrupt_approver", "to_approval"]
+
+_SCRATCHPAD = "__pregel_scratchpad"  # set by LangGraph for code running inside a graph task
+_APPROVE = frozenset({"approve", "approved", "accept", "allow", "yes"})
+_REJECT = frozenset({"reject", "rejected", "deny", "denied", "no"})
+_HOW = (
+    "Resume with 'approve', 'reject' (or {'action': 'reject', 'reason': '...'}), or "
+    "{'action': 'edit', 'arguments': {...}}."
+)
+
+
+def in_graph(config: RunnableConfig | None) -> bool:
+    """Whether ``config`` belongs to a running LangGraph task (so ``interrupt()`` works)."""
+    return bool(config) and _SCRATCHPAD in (config.get("configurable") or {})
+
+
+def approval_payload(request: CallRequest) -> dict[str, Any]:
+    """What the person deciding sees: tool, arguments, description, and how to answer."""
+    return {
+        "type": "tool_approval",
+        "tool": request.tool,
+        "arguments": request.arguments,
+        "call_id": request.context.call_id,
+        "description": request.spec.description,
+        "destructive": bool(request.spec.annotations.destructive),
+        "how_to_answer": _HOW,
+    }
+
+
+def to_approval(value: Any) -> Approval:
+    """Map a resume value to an :class:`Approval`.
+
+    Raises:
+        ValueError: When the value is none of the accepted forms (the message lists them).
+    """
+    if isinstance(value, Approval):
+        return value
+    if isinstance(value, bool):
+        return Approval(approved=value)
+    if isinstance(value, str) and value.lower() in _APPROVE | _REJECT:
+        return Approval(approved=value.lower() in _APPROVE)
+    if isinstance(value, Mapping):
+        action = str(value.get("action", value.get("type", ""))).lower()
+        if action == "edit" and isinstance(value.get("arguments"), Mapping):
+            return Approval(approved=True, arguments=dict(value["arguments"]))
+        if action in _APPROVE:
+            return Approval(approved=True)
+        if action in _REJECT:
+            reason = value.get("reason")
+            return Approval(approved=False, reason=str(reason) if reason else None)
+    raise ValueError(f"Cannot read the approval answer {value!r}. {_HOW}")
+
+
+def interrupt_approver(config: RunnableConfig) -> Approver:
+    """An approver that pauses the graph run of ``config`` with ``interrupt()``.
+
+    The approver may run on another thread or event loop than the graph task (sync tools run
+    their calls on a shared loop), so it carries the task's config with it.
+    """
+
+    def approve(request: CallRequest) -> Approval:
+        token = var_child_runnable_config.set(config)
+        try:
+            return to_approval(interrupt(approval_payload(request)))
+        finally:
+            var_child_runnable_config.reset(token)
+
+    return approve

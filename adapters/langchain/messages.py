@@ -1,0 +1,91 @@
+"""A :class:`ToolResult` as LangChain sees it: a ``ToolMessage`` with content blocks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import ToolMessage
+from langchain_core.messages.content import (
+    create_audio_block,
+    create_file_block,
+    create_image_block,
+    create_plaintext_block,
+    create_text_block,
+)
+
+from toolkit.result import (
+    AudioContent,
+    Content,
+    ImageContent,
+    ResourceContent,
+    TextContent,
+    ToolResult,
+)
+
+__all__ = ["result_artifact", "result_content", "to_block", "to_tool_message"]
+
+
+def to_block(block: Content) -> dict[str, Any]:
+    """One toolkit content block as a LangChain standard content block."""
+    if isinstance(block, TextContent):
+        return dict(create_text_block(block.text))
+    if isinstance(block, ImageContent):
+        return dict(create_image_block(base64=block.data, mime_type=block.mime_type))
+    if isinstance(block, AudioContent):
+        return dict(create_audio_block(base64=block.data, mime_type=block.mime_type))
+    if isinstance(block, ResourceContent):
+        extras = {"uri": block.uri}
+        if block.text is not None:
+            return dict(
+                create_plaintext_block(
+                    text=block.text, mime_type=block.mime_type, title=block.name, extras=extras
+                )
+            )
+        if block.blob is not None:
+            return dict(
+                create_file_block(
+                    base64=block.blob,
+                    mime_type=block.mime_type or "application/octet-stream",
+                    filename=block.name,
+                    extras=extras,
+                )
+            )
+        return dict(create_file_block(url=block.uri, mime_type=block.mime_type, extras=extras))
+    raise TypeError(f"Unknown content block {block!r}")
+
+
+def result_content(result: ToolResult) -> str | list[str | dict[str, Any]]:
+    """What the model reads: the text, or text plus standard blocks when there are others.
+
+    A failure's text is the processor's message, which says it is an error: providers such
+    as OpenAI never see ``ToolMessage.status``.
+    """
+    if not result.blocks:
+        return result.content
+    blocks: list[str | dict[str, Any]] = []
+    if result.content and not any(isinstance(b, TextContent) for b in result.blocks):
+        blocks.append(dict(create_text_block(result.content)))
+    blocks.extend(to_block(b) for b in result.blocks)
+    return blocks
+
+
+def result_artifact(result: ToolResult) -> Any:
+    """What the application keeps and the model never sees.
+
+    The structured value of a success (``None`` for plain text), or, for a failure,
+    ``{"error": {"code", "message", "retryable", "details"}}``.
+    """
+    if result.is_error and result.error is not None:
+        return {"error": result.error.to_dict()}
+    return result.structured
+
+
+def to_tool_message(result: ToolResult, tool_call_id: str, name: str | None = None) -> ToolMessage:
+    """The ``ToolMessage`` answering tool call ``tool_call_id`` with ``result``."""
+    return ToolMessage(
+        content=result_content(result),
+        tool_call_id=tool_call_id,
+        name=name or result.tool,
+        artifact=result_artifact(result),
+        status="error" if result.is_error else "success",
+    )

@@ -1,0 +1,5 @@
+"""Testing helpers: a scripted chat model for running agents offline."""
+
+from adapters.testing.scripted import ScriptedCall, ScriptedChatModel, ScriptError, TurnFactory
+
+__all__ = ["ScriptError", "ScriptedCall", "ScriptedChatModel", "TurnFactory"]
