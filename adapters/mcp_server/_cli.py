@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import importlib
 import sys
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -11,9 +11,11 @@ import anyio
 import typer
 
 from adapters.mcp_server._auth import token_from_env
+from adapters.mcp_server._gateway import remote_tools
 from adapters.mcp_server._http import serve_http
 from adapters.mcp_server._server import build_server
 from adapters.mcp_server._stdio import serve_stdio
+from toolkit.loader import load_registry
 from toolkit.registry import ToolRegistry
 
 __all__ = ["app", "serve_cli", "serve_command"]
@@ -52,7 +54,7 @@ def serve_command(
 
     Raises:
         ValueError: ``transport`` is unknown, ``token_env`` is set for stdio or names an empty
-            variable, or ``config`` is given before the MCP client package is available.
+            variable, or ``target`` holds no tools (``RegistrationError``).
     """
     if transport not in ("stdio", "http"):
         raise ValueError(f"Unknown transport {transport!r}: use 'stdio' or 'http'.")
@@ -62,42 +64,35 @@ def serve_command(
             "the process that started it."
         )
     token = token_from_env(token_env) if token_env else None
-    registry = target if isinstance(target, ToolRegistry) else _load(target)
+    registry = load_registry(target)
     server_name = name or (target if isinstance(target, str) else "mcp-toolkit")
     server = build_server(registry, name=server_name, page_size=page_size)
 
     async def main() -> None:
-        if config is not None:
-            raise ValueError(
-                f"Cannot serve the remote tools of {config}: the gateway needs the MCP client "
-                "package (adapters.mcp_client), which is not installed in this build."
+        async with AsyncExitStack() as stack:
+            if config is not None:
+                remote = await stack.enter_async_context(remote_tools(registry, config))
+                _say(f"Added {len(remote)} remote tools from {config}")
+            if transport == "stdio":
+                await serve_stdio(server)
+                return
+            auth = f" (bearer token from ${token_env})" if token_env else ""
+            _say(f"Serving {len(registry)} tools at http://{host}:{port}/mcp{auth}")
+            await serve_http(
+                server,
+                host=host,
+                port=port,
+                token=token,
+                stateless=stateless,
+                allowed_hosts=allowed_hosts,
             )
-        if transport == "stdio":
-            await serve_stdio(server)
-            return
-        print(
-            f"Serving {len(registry)} tools at http://{host}:{port}/mcp"
-            + (f" (bearer token from ${token_env})" if token_env else ""),
-            file=sys.stderr,
-        )
-        await serve_http(
-            server,
-            host=host,
-            port=port,
-            token=token,
-            stateless=stateless,
-            allowed_hosts=allowed_hosts,
-        )
 
     anyio.run(main)
 
 
-def _load(target: str) -> ToolRegistry:
-    """Resolve ``target`` with the core loader."""
-    loader = importlib.import_module("toolkit.loader")
-    registry = loader.load_registry(target)
-    assert isinstance(registry, ToolRegistry)
-    return registry
+def _say(message: str) -> None:
+    # stdout carries the protocol on stdio, so everything for people goes to stderr.
+    print(message, file=sys.stderr)
 
 
 def serve_cli(

@@ -1,0 +1,37 @@
+"""Gateway: serve the tools of configured remote MCP servers next to local ones.
+
+Remote tools enter the same registry as local ones, so one policy, one exception processor
+and one audit trail cover both. The client pool is imported here only, and only when a config
+is given: serving local tools never needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from toolkit.registry import ToolRegistry
+
+__all__ = ["remote_tools"]
+
+
+@asynccontextmanager
+async def remote_tools(registry: ToolRegistry, config: str | Path) -> AsyncIterator[list[str]]:
+    """Add the tools of every server in ``config`` to ``registry`` while the block runs.
+
+    Each remote tool is named ``<server>_<tool>`` (or the server's configured prefix); when a
+    server changes its list, the registry follows and our clients hear ``list_changed``.
+
+    Yields:
+        The names of the remote tools added.
+
+    Raises:
+        adapters.mcp_client.McpConfigError: The config file is invalid.
+        toolkit.RegistrationError: A remote tool's name collides with a local one.
+    """
+    from adapters.mcp_client import McpClientPool, load_mcp_config
+
+    async with McpClientPool(load_mcp_config(config)) as pool:
+        added = await pool.register_into(registry)
+        yield [tool.name for tool in added]
