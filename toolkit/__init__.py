@@ -4,6 +4,8 @@ The core depends on pydantic, docstring-parser, jsonschema, tenacity and anyio o
 adapters (LangChain, LangGraph, MCP client and server, OpenAI) live in the ``adapters`` package.
 """
 
+import logging
+
 from toolkit._sync import run_sync
 from toolkit.context import Injected, ToolContext
 from toolkit.decorator import ToolDefinition, mcp_tool
@@ -24,6 +26,9 @@ from toolkit.result import (
 )
 from toolkit.spec import ToolAnnotations, ToolOptions, ToolSpec, is_valid_name
 from toolkit.tool import ArgumentProblem, InvalidArguments, Tool
+
+# A library only logs; the application decides where records go (no last-resort stderr output).
+logging.getLogger("toolkit").addHandler(logging.NullHandler())
 
 __all__ = [
     "ENTRY_POINT_GROUP",

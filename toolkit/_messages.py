@@ -18,7 +18,7 @@ _MAX_LISTED_TOOLS = 25
 
 def frame(tool: str, error: ToolError, ref: str) -> str:
     """The full text the model reads for ``error``."""
-    where = f" in tool '{tool}'" if tool else ""
+    where = f" in tool '{tool}'" if tool and error.code is not ErrorCode.TOOL_NOT_FOUND else ""
     text = f"Error [{error.code.value}]{where}: {error.message}"
     if error.retryable and error.code is not ErrorCode.INVALID_PARAMS:
         text += "\nThis may be temporary: the same call can be tried again."

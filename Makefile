@@ -1,0 +1,45 @@
+# Everything a fresh machine needs (python3, make, node/npm, git) is installed by these targets.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+SRC := toolkit adapters examples tests bench
+
+.PHONY: help install peers lint test demo bench clean
+
+help:
+	@echo "make test   - install everything needed, lint, type-check, run all tests and notebooks"
+	@echo "make demo   - an agent over local and remote tools, offline unless OPENAI_API_KEY is set"
+	@echo "make bench  - every benchmark against the closest existing library, as ratios"
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+# Third-party MCP servers the tests talk to (installed into .peers/, never into .venv).
+peers: $(STAMP)
+	bash tests/support/peers.sh
+
+lint: install
+	$(BIN)/ruff check $(SRC)
+	$(BIN)/ruff format --check $(SRC)
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+test: lint peers
+	$(BIN)/python -m pytest
+
+demo: install
+	$(BIN)/toolkit demo
+
+bench: install peers
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) .peers .mypy_cache .ruff_cache

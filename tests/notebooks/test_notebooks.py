@@ -1,0 +1,41 @@
+"""Every notebook runs top to bottom, offline, in a fresh kernel, without an error."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def test_the_course_is_complete() -> None:
+    assert [p.name[:2] for p in NOTEBOOKS] == [f"{i:02d}" for i in range(1, len(NOTEBOOKS) + 1)]
+    assert len(NOTEBOOKS) >= 1
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_runs(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    env_backup = os.environ.pop("OPENAI_API_KEY", None)  # the course runs offline
+    try:
+        NotebookClient(
+            nb, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
+        ).execute()
+    finally:
+        if env_backup is not None:
+            os.environ["OPENAI_API_KEY"] = env_backup
+    errors = [
+        out
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for out in cell.get("outputs", [])
+        if out.get("output_type") == "error"
+    ]
+    assert not errors
+    outputs = [c for c in nb.cells if c.cell_type == "code" and c.get("outputs")]
+    assert len(outputs) >= 3, "a tour shows its results"
