@@ -89,7 +89,7 @@ def spawn_child() -> int:
 def whoami(ctx: Context) -> dict[str, Any]:
     """The request's _meta and selected headers, as the server received them."""
     meta = ctx.request_context.meta
-    headers = ctx.request_context.headers or {}
+    headers = getattr(ctx.request_context.request, "headers", None) or {}
     return {
         "meta": {k: v for k, v in (meta or {}).items() if k.startswith("x-")},
         "tenant_header": headers.get("x-tenant"),
