@@ -21,11 +21,12 @@ then serialized generically) rather than a registration error.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, get_args, get_origin
+from typing import Annotated, Any, ClassVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 from pydantic.errors import PydanticUserError
 from pydantic.fields import FieldInfo
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 
 from toolkit.errors import RegistrationError
 from toolkit.schema._callable import EMPTY, CallableInfo, ParamInfo, inspect_callable
@@ -98,6 +99,19 @@ def build_function_schema(
     )
 
 
+class _JsonSchemaGenerator(GenerateJsonSchema):
+    """pydantic's generator, minus a per-instance method table rebuild that costs ~0.1 ms."""
+
+    _method_names: ClassVar[tuple[tuple[Any, str], ...] | None] = None
+
+    def build_schema_type_to_method(self) -> dict[Any, Callable[[Any], JsonSchemaValue]]:
+        cls = type(self)
+        if cls._method_names is None:
+            table = super().build_schema_type_to_method()
+            cls._method_names = tuple((key, method.__name__) for key, method in table.items())
+        return {key: getattr(self, name) for key, name in cls._method_names}
+
+
 def _annotated_description(annotation: Any) -> str | None:
     """A description carried by ``Annotated`` metadata (the last one wins, as in pydantic)."""
     found = None
@@ -157,7 +171,7 @@ def _input_schema(
     info: CallableInfo, model: type[BaseModel], params: list[ParamInfo]
 ) -> dict[str, Any]:
     try:
-        raw = model.model_json_schema(by_alias=True)
+        raw = model.model_json_schema(by_alias=True, schema_generator=_JsonSchemaGenerator)
     except (PydanticUserError, TypeError, ValueError) as exc:
         raise _type_error(info, params, exc) from exc
     schema = inline_local_refs(strip_titles(raw))
@@ -187,7 +201,11 @@ def _output(
         return None, None, False
     try:
         adapter: TypeAdapter[Any] = TypeAdapter(hint)
-        schema = inline_local_refs(strip_titles(adapter.json_schema(mode="serialization")))
+        schema = inline_local_refs(
+            strip_titles(
+                adapter.json_schema(mode="serialization", schema_generator=_JsonSchemaGenerator)
+            )
+        )
     except (PydanticUserError, TypeError, ValueError):
         return None, None, False
     name = _type_name(hint)

@@ -45,6 +45,10 @@ _OPENS_WITH_SECTION = re.compile(
     r"\b)"
 )
 _SECTION_HEADER_LINE = re.compile(r"^[A-Z][A-Za-z ]{2,24}:\s*$")
+_REST_MARKER = re.compile(r"^\s*:(?:param|type|returns?|raises?|rtype)\b", re.MULTILINE)
+_EPYDOC_MARKER = re.compile(r"^\s*@(?:param|type|returns?|raises?|rtype)\b", re.MULTILINE)
+_NUMPY_MARKER = re.compile(r"^\s*[A-Z][A-Za-z ]+\n\s*-{3,}\s*$", re.MULTILINE)
+_GOOGLE_MARKER = re.compile(r"^\s*[A-Z][A-Za-z ]{2,24}:\s*\n", re.MULTILINE)
 _PLACEHOLDER = "\u2063"  # invisible separator: a summary that cannot occur in real text
 
 
@@ -99,7 +103,17 @@ def _parse_cached(doc: str) -> DocstringInfo:
 
 
 def _best_parse(text: str) -> Docstring:
-    """The parse with the most sections; Google wins ties (it is tried first)."""
+    """Parse with the style the text shows; when unclear, the parse with the most sections."""
+    style = _evident_style(text)
+    if style is not None:
+        try:
+            return (
+                _GOOGLE.parse(text)
+                if style is DocstringStyle.GOOGLE
+                else _style_parser(style)(text)
+            )
+        except ParseError:
+            pass
     best: Docstring | None = None
     for parse in (_GOOGLE.parse, *(_style_parser(s) for s in _OTHER_STYLES)):
         try:
@@ -109,6 +123,19 @@ def _best_parse(text: str) -> Docstring:
         if best is None or len(candidate.meta) > len(best.meta):
             best = candidate
     return best if best is not None else docstring_parser.parse(text)
+
+
+def _evident_style(text: str) -> DocstringStyle | None:
+    """The style the text's markers show (trying every parser costs 4x as much)."""
+    if _REST_MARKER.search(text):
+        return DocstringStyle.REST
+    if _EPYDOC_MARKER.search(text):
+        return DocstringStyle.EPYDOC
+    if _NUMPY_MARKER.search(text):
+        return DocstringStyle.NUMPYDOC
+    if _GOOGLE_MARKER.search(text):
+        return DocstringStyle.GOOGLE
+    return None
 
 
 def _style_parser(style: DocstringStyle) -> Callable[[str], Docstring]:
