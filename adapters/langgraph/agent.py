@@ -1,0 +1,253 @@
+"""Levels 2 and 3 of tool calling: a single model turn with tools, and the autonomous agent.
+
+Both are graphs of two nodes: ``model`` and ``tools``. Each tool call of a turn is its own
+``tools`` task (LangGraph ``Send``), so the calls run concurrently (async tools at once, sync
+tools in threads), each is isolated from the others' failures, and an approval ``interrupt()``
+in one call neither re-runs nor loses its siblings on resume.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolCall
+from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Checkpointer, Send
+
+from adapters.langchain.injection import ContextKeys
+from adapters.langchain.tool import to_langchain_tools
+from adapters.langgraph.execution import ToolExecutor, ToolTask
+from adapters.langgraph.state import AgentState, usage_of
+from toolkit.policy import Policy
+from toolkit.registry import ToolRegistry
+from toolkit.tool import Tool
+
+__all__ = ["STOP_NOTE", "as_registry", "build_agent", "single_turn_node"]
+
+#: Added to the system prompt for the last, tool-less model call after ``max_iterations``.
+STOP_NOTE = (
+    "You have used all the tool calls allowed for this request. Do not call tools. Answer "
+    "now with what you have found so far, and say what is still missing."
+)
+
+
+def as_registry(tools: ToolRegistry | Iterable[Any]) -> ToolRegistry:
+    """``tools`` itself if it is a registry, else a new registry holding them.
+
+    Items may be ``Tool`` objects (local or remote) or functions (decorated or not).
+    """
+    if isinstance(tools, ToolRegistry):
+        return tools
+    registry = ToolRegistry()
+    for item in tools:
+        if isinstance(item, Tool):
+            registry.add(item)
+        else:
+            registry.register(item)
+    return registry
+
+
+def _all_calls(message: AIMessage) -> list[ToolCall]:
+    """Valid tool calls plus unparsable ones: every id the model sent needs an answer."""
+    calls = list(message.tool_calls)
+    for bad in message.invalid_tool_calls:
+        calls.append(
+            ToolCall(name=bad.get("name") or "", args=bad.get("args") or "", id=bad.get("id"))  # type: ignore[typeddict-item]
+        )
+    return calls
+
+
+class _Turns:
+    """The model node and the routing after it."""
+
+    def __init__(
+        self,
+        model: BaseChatModel,
+        registry: ToolRegistry,
+        executor: ToolExecutor,
+        *,
+        system_prompt: str | None,
+        max_iterations: int | None,
+        context_keys: ContextKeys | None,
+    ) -> None:
+        self.model = model
+        self.bound = model.bind_tools(to_langchain_tools(registry, context_keys=context_keys))
+        self.executor = executor
+        self.system_prompt = system_prompt
+        self.max_iterations = max_iterations
+
+    def _prepare(self, state: AgentState) -> tuple[list[BaseMessage], bool]:
+        done = self.max_iterations is not None and state.get("iterations", 0) >= self.max_iterations
+        prompt = self.system_prompt or ""
+        if done:
+            prompt = f"{prompt}\n\n{STOP_NOTE}".strip()
+        head: list[BaseMessage] = [SystemMessage(prompt)] if prompt else []
+        return [*head, *state.get("messages", [])], done
+
+    def _update(self, state: AgentState, message: Any, done: bool) -> dict[str, Any]:
+        if not isinstance(message, AIMessage):
+            message = AIMessage(content=getattr(message, "content", str(message)))
+        if done and (message.tool_calls or message.invalid_tool_calls):
+            # The last call is made without tools; a model that still asks gets no more.
+            text = message.text or "I stopped before finishing: the tool-call limit was reached."
+            message = AIMessage(content=text, id=message.id, usage_metadata=message.usage_metadata)
+        update: dict[str, Any] = {"messages": [message], "usage": usage_of(message)}
+        if message.tool_calls or message.invalid_tool_calls:
+            update["iterations"] = state.get("iterations", 0) + 1
+        return update
+
+    def call(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
+        messages, done = self._prepare(state)
+        runnable = self.model if done else self.bound
+        return self._update(state, runnable.invoke(messages, config), done)
+
+    async def acall(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
+        messages, done = self._prepare(state)
+        runnable = self.model if done else self.bound
+        return self._update(state, await runnable.ainvoke(messages, config), done)
+
+    def route(self, state: AgentState) -> list[Send] | str:
+        last = state["messages"][-1]
+        calls = _all_calls(last) if isinstance(last, AIMessage) else []
+        if not calls:
+            return END
+        iteration = state.get("iterations", 0)
+        sends = []
+        for call in calls:
+            carry = self.executor.needs_state(call["name"])
+            payload = {"call": call, "iteration": iteration, "state": state if carry else None}
+            sends.append(Send("tools", payload))
+        return sends
+
+
+def _tools_node(executor: ToolExecutor) -> RunnableLambda:
+    def run(payload: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        return executor.run(ToolTask(**payload), config)
+
+    async def arun(payload: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        return await executor.arun(ToolTask(**payload), config)
+
+    return RunnableLambda(run, afunc=arun, name="tools")
+
+
+def _graph(
+    model: BaseChatModel,
+    tools: ToolRegistry | Iterable[Any],
+    *,
+    loop: bool,
+    system_prompt: str | None,
+    max_iterations: int | None,
+    policy: Policy | None,
+    context_keys: ContextKeys | None,
+    checkpointer: Checkpointer,
+    name: str,
+) -> CompiledStateGraph:
+    registry = as_registry(tools)
+    executor = ToolExecutor(registry, context_keys=context_keys, policy=policy)
+    turns = _Turns(
+        model,
+        registry,
+        executor,
+        system_prompt=system_prompt,
+        max_iterations=max_iterations,
+        context_keys=context_keys,
+    )
+    builder = StateGraph(AgentState)
+    builder.add_node("model", RunnableLambda(turns.call, afunc=turns.acall, name="model"))
+    builder.add_node("tools", _tools_node(executor))
+    builder.add_edge(START, "model")
+    builder.add_conditional_edges("model", turns.route, ["tools", END])
+    builder.add_edge("tools", "model" if loop else END)
+    return builder.compile(checkpointer=checkpointer, name=name)
+
+
+def build_agent(
+    model: BaseChatModel,
+    tools: ToolRegistry | Iterable[Any],
+    *,
+    system_prompt: str | None = None,
+    max_iterations: int = 10,
+    policy: Policy | None = None,
+    checkpointer: Checkpointer = None,
+    context_keys: ContextKeys | None = None,
+    name: str = "agent",
+) -> CompiledStateGraph:
+    """Level 3: an autonomous agent — the model and the tools in a loop.
+
+    Each model turn's tool calls run concurrently, one task per call, every call through
+    ``registry.call``: N calls always give N tool messages, a failure reaches the model as a
+    message, an unknown tool name gets ``TOOL_NOT_FOUND`` with the valid names. After
+    ``max_iterations`` turns with tool calls the model is called once more **without tools**
+    and its answer ends the run (never ``GraphRecursionError``).
+
+    Args:
+        model: A chat model that supports ``bind_tools``.
+        tools: A ``ToolRegistry``, or tools / functions to put in a new one.
+        system_prompt: Prepended to the conversation on every model call.
+        max_iterations: Model turns with tool calls before the final tool-less call.
+        policy: Decides allow / deny / ask for each call (default: the registry's policy,
+            which asks before destructive tools). ``"ask"`` pauses the graph with
+            ``interrupt()``; resume with ``Command(resume="approve" | "reject" |
+            {"action": "edit", "arguments": {...}})``. Needs a ``checkpointer``.
+        checkpointer: Saves the state between steps (required for approvals).
+        context_keys: Caller values for ``ToolContext.values``, from the graph's runtime
+            context or ``config["configurable"]``.
+        name: The graph's name.
+
+    Returns:
+        A compiled graph. Its state (:class:`AgentState`) has ``messages``, the ``tool_calls``
+        log, ``iterations`` and summed token ``usage``; see :class:`RunSummary`.
+    """
+    if max_iterations < 0:
+        raise ValueError(f"max_iterations must be 0 or more, got {max_iterations}.")
+    return _graph(
+        model,
+        tools,
+        loop=True,
+        system_prompt=system_prompt,
+        max_iterations=max_iterations,
+        policy=policy,
+        context_keys=context_keys,
+        checkpointer=checkpointer,
+        name=name,
+    )
+
+
+def single_turn_node(
+    model: BaseChatModel,
+    tools: ToolRegistry | Sequence[Any],
+    *,
+    system_prompt: str | None = None,
+    policy: Policy | None = None,
+    context_keys: ContextKeys | None = None,
+    name: str = "single_turn",
+) -> CompiledStateGraph:
+    """Level 2: one model turn that may call tools; their results are appended, no loop.
+
+    The result is a graph to add as a node of your own graph (its state needs a
+    ``messages`` key with the ``add_messages`` reducer); it shares the parent's checkpointer,
+    so approvals work as in :func:`build_agent`.
+
+    Args:
+        model: A chat model that supports ``bind_tools``.
+        tools: A ``ToolRegistry``, or tools / functions to put in a new one.
+        system_prompt: Prepended to the conversation for the model call.
+        policy: Decides allow / deny / ask for each call (default: the registry's).
+        context_keys: Caller values for ``ToolContext.values``.
+        name: The node's name.
+    """
+    return _graph(
+        model,
+        tools,
+        loop=False,
+        system_prompt=system_prompt,
+        max_iterations=None,
+        policy=policy,
+        context_keys=context_keys,
+        checkpointer=None,
+        name=name,
+    )

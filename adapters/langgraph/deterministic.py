@@ -1,0 +1,80 @@
+"""Level 1 of tool calling: a graph node that calls one tool, no model involved."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langgraph.errors import GraphBubbleUp
+
+from adapters.langchain.approval import in_graph, interrupt_approver
+from adapters.langchain.injection import ContextKeys
+from adapters.langchain.tool import build_context
+from adapters.langgraph.templates import compile_arguments, scope_of
+from toolkit.policy import Policy
+from toolkit.registry import ToolRegistry
+
+__all__ = ["tool_node"]
+
+Arguments = Mapping[str, Any] | Callable[[Any], Mapping[str, Any]] | None
+
+
+def tool_node(
+    registry: ToolRegistry,
+    tool_name: str,
+    arguments: Arguments = None,
+    *,
+    output_key: str = "tool_result",
+    policy: Policy | None = None,
+    context_keys: ContextKeys | None = None,
+) -> RunnableLambda:
+    """A node that calls ``tool_name`` with arguments rendered from the state.
+
+    Example::
+
+        builder.add_node("lookup", tool_node(registry, "get_bin", {"code": "{order.bin}"}))
+
+    Args:
+        registry: Where the tool lives; the call goes through ``registry.call`` (validation,
+            policy and approval, timeout, retries, processor).
+        tool_name: The tool to call (checked now: an unknown name raises ``KeyError``).
+        arguments: A dict of templates (see :mod:`adapters.langgraph.templates`) or a
+            function ``state -> dict``.
+        output_key: The state key that receives the :class:`~toolkit.ToolResult`.
+        policy: A policy for this call instead of the registry's.
+        context_keys: Caller values for ``ToolContext.values``.
+
+    Returns:
+        A runnable to pass to ``StateGraph.add_node`` (sync and async).
+    """
+    registry.get(tool_name)
+    render = arguments if callable(arguments) else compile_arguments(arguments or {})
+
+    def prepare(state: Any, config: RunnableConfig) -> tuple[Any, dict[str, Any]]:
+        args = render(state) if callable(arguments) else render(scope_of(state))
+        context = build_context(
+            tool_call_id=None,
+            runtime=None,
+            config=config,
+            injections=[],
+            context_keys=context_keys,
+        )
+        options: dict[str, Any] = {
+            "context": context,
+            "policy": policy,
+            "propagate": (GraphBubbleUp,),
+        }
+        if in_graph(config):
+            options["approver"] = interrupt_approver(config)
+        return dict(args), options
+
+    def run(state: Any, config: RunnableConfig) -> dict[str, Any]:
+        args, options = prepare(state, config)
+        return {output_key: registry.call_sync(tool_name, args, **options)}
+
+    async def arun(state: Any, config: RunnableConfig) -> dict[str, Any]:
+        args, options = prepare(state, config)
+        return {output_key: await registry.call(tool_name, args, **options)}
+
+    return RunnableLambda(run, afunc=arun, name=tool_name)

@@ -1,0 +1,123 @@
+"""Running the model's tool calls inside a graph: one call per task, through the registry."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import ToolCall
+from langchain_core.runnables import RunnableConfig
+from langgraph.errors import GraphBubbleUp
+from langgraph.prebuilt import ToolRuntime
+
+from adapters.langchain.approval import in_graph, interrupt_approver
+from adapters.langchain.injection import ContextKeys, Injection, find_injections
+from adapters.langchain.messages import to_tool_message
+from adapters.langchain.tool import build_context
+from adapters.langgraph.state import ToolCallEntry
+from toolkit.policy import Policy
+from toolkit.registry import ToolRegistry
+from toolkit.result import ToolResult
+
+__all__ = ["ToolExecutor", "ToolTask"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolTask:
+    """What a tools task receives through ``Send``: one call, its turn, the state if needed."""
+
+    call: ToolCall
+    iteration: int
+    state: Any = None
+
+
+def _entry(task: ToolTask, result: ToolResult) -> ToolCallEntry:
+    record = result.record
+    return ToolCallEntry(
+        iteration=task.iteration,
+        call_id=task.call.get("id") or "",
+        tool=task.call["name"],
+        arguments=record.arguments if record else task.call.get("args"),
+        result=result.content,
+        is_error=result.is_error,
+        code=result.code.value if result.code else None,
+        decision=record.decision if record else "allow",
+        duration_ms=round(record.duration_ms, 3) if record else 0.0,
+    )
+
+
+@dataclass
+class ToolExecutor:
+    """Runs one model tool call through ``registry.call`` and answers with a ``ToolMessage``.
+
+    Attributes:
+        registry: Where every call goes.
+        context_keys: Caller values for ``ToolContext.values``.
+        policy: Per-call policy (``None``: the registry's).
+    """
+
+    registry: ToolRegistry
+    context_keys: ContextKeys | None = None
+    policy: Policy | None = None
+    _injections: dict[str, list[Injection]] = field(default_factory=dict)
+
+    def injections(self, name: str) -> list[Injection]:
+        """The LangGraph-injected parameters of tool ``name`` (cached)."""
+        if name not in self._injections:
+            tool = self.registry.get(name) if name in self.registry else None
+            self._injections[name] = find_injections(tool) if tool is not None else []
+        return self._injections[name]
+
+    def needs_state(self, name: str) -> bool:
+        """Whether tool ``name`` takes injected state or runtime (so tasks must carry state)."""
+        return any(i.kind in ("state", "runtime") for i in self.injections(name))
+
+    def _options(self, task: ToolTask, config: RunnableConfig) -> dict[str, Any]:
+        call_id = task.call.get("id") or None
+        injections = self.injections(task.call["name"])
+        runtime = _tool_runtime(task, config) if injections else None
+        context = build_context(
+            tool_call_id=call_id,
+            runtime=runtime,
+            config=config,
+            injections=injections,
+            context_keys=self.context_keys,
+        )
+        options: dict[str, Any] = {
+            "context": context,
+            "call_id": call_id,
+            "policy": self.policy,
+            "propagate": (GraphBubbleUp,),
+        }
+        if in_graph(config):
+            options["approver"] = interrupt_approver(config)
+        return options
+
+    def _update(self, task: ToolTask, result: ToolResult) -> dict[str, Any]:
+        call_id = task.call.get("id") or result.call_id
+        message = to_tool_message(result, call_id, task.call["name"])
+        return {"messages": [message], "tool_calls": [_entry(task, result)]}
+
+    def run(self, task: ToolTask, config: RunnableConfig) -> dict[str, Any]:
+        """Run the call of ``task`` (blocking)."""
+        args = task.call.get("args")
+        result = self.registry.call_sync(task.call["name"], args, **self._options(task, config))
+        return self._update(task, result)
+
+    async def arun(self, task: ToolTask, config: RunnableConfig) -> dict[str, Any]:
+        """Run the call of ``task``."""
+        args = task.call.get("args")
+        result = await self.registry.call(task.call["name"], args, **self._options(task, config))
+        return self._update(task, result)
+
+
+def _tool_runtime(task: ToolTask, config: RunnableConfig) -> ToolRuntime:
+    runtime = (config.get("configurable") or {}).get("__pregel_runtime")
+    return ToolRuntime(
+        state=task.state,
+        context=getattr(runtime, "context", None),
+        config=config,
+        stream_writer=getattr(runtime, "stream_writer", None) or (lambda _chunk: None),
+        tool_call_id=task.call.get("id"),
+        store=getattr(runtime, "store", None),
+    )

@@ -1,0 +1,71 @@
+"""The state of a toolkit agent graph and its reducers."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, TypedDict
+
+from langchain_core.messages import AIMessage, AnyMessage
+from langgraph.graph.message import add_messages
+
+__all__ = ["AgentState", "ToolCallEntry", "add_usage", "usage_of"]
+
+_USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens")
+
+
+class ToolCallEntry(TypedDict):
+    """One tool call in the agent's log.
+
+    Attributes:
+        iteration: The model turn (1-based) that asked for the call.
+        call_id: The model's tool-call id.
+        tool: The tool name the model asked for.
+        arguments: The arguments as sent (secret values redacted by the registry).
+        result: The text the model read back.
+        is_error: Whether the call failed.
+        code: The error code of a failure, else ``None``.
+        decision: The policy's decision (``allow``, ``deny``, ``approved``, ``rejected``,
+            ``edited``).
+        duration_ms: Wall time of the call, retries included.
+    """
+
+    iteration: int
+    call_id: str
+    tool: str
+    arguments: Any
+    result: str
+    is_error: bool
+    code: str | None
+    decision: str
+    duration_ms: float
+
+
+def add_usage(left: dict[str, int] | None, right: dict[str, int] | None) -> dict[str, int]:
+    """Sum two token-usage dicts key by key."""
+    total = dict(left or {})
+    for key, value in (right or {}).items():
+        total[key] = total.get(key, 0) + int(value or 0)
+    return total
+
+
+def usage_of(message: AIMessage) -> dict[str, int]:
+    """The token usage a model reported on ``message`` (zeros when it reported none)."""
+    meta = message.usage_metadata or {}
+    return {key: int(meta.get(key, 0) or 0) for key in _USAGE_KEYS}
+
+
+class AgentState(TypedDict, total=False):
+    """State of :func:`~adapters.langgraph.build_agent` graphs.
+
+    Attributes:
+        messages: The conversation.
+        tool_calls: Every tool call made, in order of completion.
+        iterations: Model turns that asked for tools.
+        usage: Token usage summed over all model calls (``input_tokens``, ``output_tokens``,
+            ``total_tokens``).
+    """
+
+    messages: Annotated[list[AnyMessage], add_messages]
+    tool_calls: Annotated[list[ToolCallEntry], operator.add]
+    iterations: int
+    usage: Annotated[dict[str, int], add_usage]

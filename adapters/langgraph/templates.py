@@ -1,0 +1,96 @@
+"""Arguments rendered from graph state, with jinja2's sandbox.
+
+* ``"{key}"`` or ``"{key.field}"`` — the value at that path in the state, type kept;
+* ``"{{ expression }}"`` alone — the expression's value, type kept (``{{ items | length }}``);
+* any other string with ``{{ }}`` or ``{% %}`` — rendered as text;
+* dicts and lists are rendered item by item; other values are used as they are.
+
+Templates are compiled once, when the node is built; a template that reads a missing key
+raises ``TemplateError`` naming the template (a graph bug, not a model mistake).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from jinja2 import StrictUndefined, TemplateError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+__all__ = ["TemplateError", "compile_arguments"]
+
+_PATH = re.compile(r"^\{\s*([A-Za-z_][\w]*(?:\.[\w]+)*)\s*\}$")
+_EXPRESSION = re.compile(r"^\{\{(?P<expr>(?:(?!\}\}).)*)\}\}$", re.S)
+_ENV = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
+
+Renderer = Callable[[Mapping[str, Any]], Any]
+
+
+def _path(path: str, source: str) -> Renderer:
+    keys = path.split(".")
+
+    def render(scope: Mapping[str, Any]) -> Any:
+        value: Any = scope
+        for depth, key in enumerate(keys):
+            if isinstance(value, Mapping) and key in value:
+                value = value[key]
+            elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
+                value = value[int(key)]
+            elif not isinstance(value, Mapping) and hasattr(value, key):
+                value = getattr(value, key)
+            else:
+                where = ".".join(keys[:depth]) or "the state"
+                raise TemplateError(f"Template {source!r}: {where} has no {key!r}.")
+        return value
+
+    return render
+
+
+def _compile_string(text: str) -> Renderer:
+    if match := _PATH.match(text):
+        return _path(match.group(1), text)
+    if match := _EXPRESSION.match(text.strip()):
+        expression = _ENV.compile_expression(match.group("expr"), undefined_to_none=False)
+        return lambda scope: _guard(text, lambda: expression(**scope))
+    if "{{" in text or "{%" in text:
+        template = _ENV.from_string(text)
+        return lambda scope: _guard(text, lambda: template.render(**scope))
+    return lambda _scope: text
+
+
+def _guard(source: str, render: Callable[[], Any]) -> Any:
+    try:
+        return render()
+    except TemplateError as exc:
+        raise TemplateError(f"Template {source!r}: {exc}") from exc
+
+
+def _compile(value: Any) -> Renderer:
+    if isinstance(value, str):
+        return _compile_string(value)
+    if isinstance(value, Mapping):
+        parts = {key: _compile(item) for key, item in value.items()}
+        return lambda scope: {key: part(scope) for key, part in parts.items()}
+    if isinstance(value, list | tuple):
+        items = [_compile(item) for item in value]
+        return lambda scope: [item(scope) for item in items]
+    return lambda _scope: value
+
+
+def compile_arguments(arguments: Mapping[str, Any]) -> Renderer:
+    """A function ``state -> arguments`` for the templates in ``arguments``.
+
+    Raises:
+        TemplateError: At compile time for a syntax error; at render time for a missing key.
+    """
+    return _compile(dict(arguments))
+
+
+def scope_of(state: Any) -> Mapping[str, Any]:
+    """The names a template sees: the state's keys (or a model's / dataclass's fields)."""
+    if isinstance(state, Mapping):
+        return state
+    if hasattr(state, "model_dump"):
+        return {name: getattr(state, name) for name in type(state).model_fields}
+    return vars(state)
