@@ -1,0 +1,112 @@
+"""``toolkit mcp ...``: look at, call and test the MCP servers of a config file."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import anyio
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from adapters.mcp_client._config import McpConfigError
+from adapters.mcp_client._pool import McpClientPool
+from toolkit.errors import ToolError
+
+__all__ = ["mcp_app"]
+
+mcp_app = typer.Typer(
+    help="Inspect, call and test the MCP servers of a config file.", no_args_is_help=True
+)
+_out = Console()
+_err = Console(stderr=True)
+_T = TypeVar("_T")
+
+ConfigArg = Annotated[Path, typer.Argument(help="A JSON or YAML file with 'mcpServers'.")]
+
+
+def _run(config: Path, work: Callable[[McpClientPool], Awaitable[_T]]) -> _T:
+    async def main() -> _T:
+        async with McpClientPool(config) as pool:
+            return await work(pool)
+
+    try:
+        return anyio.run(main)
+    except (McpConfigError, KeyError) as exc:
+        _err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    except ToolError as exc:
+        _err.print(f"[red]{exc.code.value}:[/red] {exc.message}")
+        raise typer.Exit(1) from None
+
+
+@mcp_app.command("list")
+def list_tools(config: ConfigArg, server: Annotated[str | None, typer.Argument()] = None) -> None:
+    """List the tools of every server (or one) with their parameters."""
+
+    async def work(pool: McpClientPool) -> None:
+        table = Table("tool", "server", "parameters", "description")
+        for tool in await pool.tools(server):
+            params = ", ".join(
+                f"{p}{'*' if p in tool.spec.required else ''}: {s.get('type', 'any')}"
+                for p, s in tool.spec.parameters.items()
+            )
+            table.add_row(tool.name, tool.server, params, (tool.spec.description or "")[:80])
+        _out.print(table)
+
+    _run(config, work)
+
+
+@mcp_app.command("call")
+def call(
+    config: ConfigArg,
+    server: str,
+    tool: str,
+    arguments: Annotated[str, typer.Argument(help="JSON object of arguments.")] = "{}",
+) -> None:
+    """Call one tool and print its result."""
+    try:
+        parsed: Any = json.loads(arguments)
+    except ValueError as exc:
+        _err.print(f"[red]error:[/red] arguments are not JSON ({exc}); pass e.g. '{{\"a\": 1}}'")
+        raise typer.Exit(2) from None
+
+    async def work(pool: McpClientPool) -> None:
+        result = await pool.call(server, tool, parsed)
+        _out.print(result.content)
+        if result.structured is not None:
+            _out.print_json(data=result.structured)
+
+    _run(config, work)
+
+
+@mcp_app.command("test")
+def test(config: ConfigArg) -> None:
+    """Connect to each server: protocol version, tool count, latency; exit 1 on any failure."""
+
+    async def work(pool: McpClientPool) -> bool:
+        table = Table("server", "transport", "protocol", "tools", "latency", "result")
+        failures: list[str] = []
+        for name in pool.servers:
+            status = await pool.check(name)
+            good = status.error is None
+            if not good:
+                failures.append(f"FAIL {name}: {status.error}")
+            table.add_row(
+                name,
+                status.transport,
+                status.protocol_version or "-",
+                "-" if status.tool_count is None else str(status.tool_count),
+                f"{status.latency_ms:.0f} ms" if status.latency_ms is not None else "-",
+                "[green]ok[/green]" if good else "[red]failed[/red]",
+            )
+        _out.print(table)
+        for line in failures:
+            _out.print(line, soft_wrap=True, markup=False, highlight=False)
+        return not failures
+
+    if not _run(config, work):
+        raise typer.Exit(1)
