@@ -62,5 +62,10 @@ def stub() -> Iterator[OpenAIStub]:
 def chat(stub: OpenAIStub, *, streaming: bool = False) -> ChatOpenAI:
     """The real OpenAI chat model, pointed at the stub."""
     return ChatOpenAI(
-        base_url=stub.url, api_key="test-key", model="gpt-stub", streaming=streaming, max_retries=0
+        base_url=stub.url,
+        api_key="test-key",
+        model="gpt-stub",
+        streaming=streaming,
+        stream_usage=streaming,
+        max_retries=0,
     )
