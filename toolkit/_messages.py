@@ -53,6 +53,15 @@ def tool_not_found(name: str, available: Sequence[str]) -> ToolError:
     return ToolError(text, code=ErrorCode.TOOL_NOT_FOUND, details={"suggestions": near})
 
 
+def misconfigured(name: str) -> ToolError:
+    """``EXECUTION_ERROR`` for a tool the application registered but cannot describe."""
+    return ToolError(
+        f"The tool '{name}' cannot be called: it is misconfigured in the application (the "
+        "details are in the application's log). Do not retry it; tell the user.",
+        code=ErrorCode.EXECUTION_ERROR,
+    )
+
+
 def parse_error(detail: str) -> ToolError:
     """``PARSE_ERROR`` for arguments that are not a JSON object."""
     return ToolError(

@@ -22,7 +22,7 @@ from tenacity import RetryCallState, wait_exponential_jitter
 from toolkit import _messages
 from toolkit._redact import redact_arguments, redact_text, secret_values
 from toolkit.context import ToolContext
-from toolkit.errors import ErrorCode, ToolError
+from toolkit.errors import ErrorCode, RegistrationError, ToolError
 from toolkit.function_tool import FunctionTool
 from toolkit.policy import Approval, Approver, CallRequest, Policy, default_policy
 from toolkit.processor import ExceptionProcessor, Outcome
@@ -128,12 +128,17 @@ class Invoker:
         function with no timeout, no retries, and a policy that simply allows it.
         """
         tool = self.tools.get(name)
+        try:
+            options = tool.spec.options if isinstance(tool, FunctionTool) else None
+        except RegistrationError:
+            return None  # the full path turns it into an error result
         if not (
             isinstance(tool, FunctionTool)
+            and options is not None
             and not tool.is_async
-            and tool.spec.options.timeout is None
-            and tool.spec.options.retries == 0
-            and tool.spec.options.processor is None
+            and options.timeout is None
+            and options.retries == 0
+            and options.processor is None
             and not any(r.action == "retry" for r in self.processor.rules)
         ):
             return None
@@ -166,6 +171,11 @@ class Invoker:
         tool = self.tools.get(name)
         if tool is None:
             raise _Failed(self._processed(_messages.tool_not_found(name, list(self.tools))))
+        try:
+            tool.spec  # noqa: B018 - a function whose schema cannot be built fails here
+        except RegistrationError as exc:
+            log.error("tool %s cannot be called: %s", name, exc)
+            raise _Failed(self._processed(_messages.misconfigured(name))) from None
         args = _parse(arguments)
         return tool, self._validate(tool, args)
 

@@ -118,8 +118,11 @@ class ToolRegistry:
         """Add a ready :class:`Tool` under its own name.
 
         Raises:
-            RegistrationError: A tool with that name is already registered.
+            RegistrationError: A tool with that name is already registered, or a function
+                cannot be a tool (``*args``, a parameter without a type…).
         """
+        if isinstance(tool, FunctionTool):
+            tool.check()  # a person must fix it: say so now, not mid-conversation
         existing = self._tools.get(tool.name)
         if existing is not None:
             if existing is tool:
