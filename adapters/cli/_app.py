@@ -23,7 +23,7 @@ app.command("call")(call_command)
 # never takes the whole CLI down.
 _MOUNTS = (
     ("adapters.mcp_client._cli", "mcp_app", "mcp"),
-    ("adapters.mcp_server._cli", "serve_app", "serve"),
+    ("adapters.mcp_server._cli", "serve_cli", "serve"),
     ("adapters.cli._demo", "demo_command", "demo"),
 )
 
