@@ -121,6 +121,7 @@ class Invoker:
         context: ToolContext | None = None,
         *,
         call_id: str | None = None,
+        policy: Policy | None = None,
     ) -> ToolResult | None:
         """Call a plain sync tool in this thread, or return ``None`` if it needs the event loop.
 
@@ -147,7 +148,7 @@ class Invoker:
         args: Any = arguments
         try:
             _, args = self._prepare(name, arguments)
-            decision = self.policy(CallRequest(name, args, tool.spec, _EMPTY))
+            decision = (policy or self.policy)(CallRequest(name, args, tool.spec, _EMPTY))
             if decision != "allow":
                 return None
             ctx = _context(context, name, ref)

@@ -328,10 +328,10 @@ class ToolRegistry:
 
         Plain sync functions run right here; anything else runs on a shared background loop.
         """
-        if approver is None and policy is None:
-            fast = self.invoker.call_inline(name, arguments, context, call_id=call_id)
-            if fast is not None:
-                return fast
+        # The approver only matters for "ask", which the inline path never takes.
+        fast = self.invoker.call_inline(name, arguments, context, call_id=call_id, policy=policy)
+        if fast is not None:
+            return fast
 
         async def run() -> ToolResult:
             return await self.invoker.call(
