@@ -14,6 +14,7 @@ from rich.table import Table
 
 from adapters.mcp_client._config import McpConfigError
 from adapters.mcp_client._pool import McpClientPool
+from toolkit import ToolRegistry
 from toolkit.errors import ToolError
 
 __all__ = ["mcp_app"]
@@ -74,13 +75,22 @@ def call(
         _err.print(f"[red]error:[/red] arguments are not JSON ({exc}); pass e.g. '{{\"a\": 1}}'")
         raise typer.Exit(2) from None
 
-    async def work(pool: McpClientPool) -> None:
-        result = await pool.call(server, tool, parsed)
-        _out.print(result.content)
+    async def work(pool: McpClientPool) -> bool:
+        # Through a registry, like every call: validation, messages and records included.
+        registry = ToolRegistry()
+        await pool.register_into(registry, [server], prefix="")
+        result = await registry.call(tool, parsed)
+        if result.is_error:
+            _err.print(result.content, soft_wrap=True, markup=False, highlight=False)
+            return False
         if result.structured is not None:
             _out.print_json(data=result.structured)
+        else:
+            _out.print(result.content, soft_wrap=True, markup=False, highlight=False)
+        return True
 
-    _run(config, work)
+    if not _run(config, work):
+        raise typer.Exit(1)
 
 
 @mcp_app.command("test")

@@ -114,8 +114,14 @@ class McpClientPool:
     ) -> None:
         await self.aclose()
         assert self._tg is not None
-        await self._tg.__aexit__(exc_type, exc, tb)
-        self._tg = None
+        tg, self._tg = self._tg, None
+        if isinstance(exc, Exception):
+            # The body failed: let its exception propagate as itself, not wrapped in the
+            # ExceptionGroup a task group would make of it.
+            tg.cancel_scope.cancel()
+            await tg.__aexit__(None, None, None)
+        else:
+            await tg.__aexit__(exc_type, exc, tb)
 
     async def aclose(self) -> None:
         """Close every connection; stdio servers get the bounded shutdown."""
