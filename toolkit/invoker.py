@@ -150,6 +150,8 @@ class Invoker:
             _, args = self._prepare(name, arguments)
             decision = (policy or self.policy)(CallRequest(name, args, tool.spec, _EMPTY))
             if decision != "allow":
+                if inspect.iscoroutine(decision):
+                    decision.close()  # an async policy: decided again on the event loop
                 return None
             ctx = _context(context, name, ref)
             try:
