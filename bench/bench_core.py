@@ -1,0 +1,286 @@
+"""The core against ``langchain_core.tools.tool``: decorating, building schemas, call overhead.
+
+Run: ``.venv/bin/python bench/bench_core.py [--quick]`` (one process, one run; ``--quick`` uses
+fewer functions and calls, for smoke runs in CI where the figures mean little).
+
+* decorating N generated functions (3-5 typed parameters, Google docstrings): ``@mcp_tool``
+  builds nothing, ``@tool(parse_docstring=True)`` builds its pydantic model right away;
+* building all N input schemas (``FunctionTool(fn).spec.input_schema`` vs
+  ``tool.tool_call_schema.model_json_schema()``);
+* the overhead of one call of a trivial tool, as median CPU time per call
+  (``time.process_time_ns``, which counts every thread of the process): ``call_sync`` vs
+  ``tool.invoke(ToolCall)``, ``await registry.call`` vs ``await tool.ainvoke(ToolCall)``.
+
+"speed-up" is langchain's figure divided by ours: above 1 we are faster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+from langchain_core.tools import BaseTool, tool
+from rich.console import Console
+from rich.table import Table
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from toolkit import FunctionTool, ToolRegistry, mcp_tool
+
+# (hint, default) pairs the generated parameters cycle through
+_TYPES = [
+    ("int", "3"),
+    ("str", "'a'"),
+    ("float", "1.5"),
+    ("bool", "False"),
+    ("list[str] | None", "None"),
+    ("int | None", "None"),
+    ("Literal['asc', 'desc']", "'asc'"),
+]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One measurement: ours, langchain's, and the target ours must meet."""
+
+    label: str
+    ours: float
+    theirs: float
+    unit: str
+    target: str
+    met: bool | None
+
+
+# -- generated business functions ---------------------------------------------------------------
+
+
+def _function_source(i: int) -> str:
+    """``op_i`` with 3-5 parameters (two required, the rest with defaults) and a docstring."""
+    params, docs = [], []
+    for j in range(3 + i % 3):
+        hint, default = _TYPES[(i + j) % len(_TYPES)]
+        params.append(f"p{j}_{i}: {hint}" + (f" = {default}" if j >= 2 else ""))
+        docs.append(f"        p{j}_{i}: Parameter {j} of operation {i}.")
+    return (
+        f"def op_{i}({', '.join(params)}) -> dict[str, int]:\n"
+        f'    """Run business operation number {i} on the warehouse.\n\n'
+        f"    It looks things up and reports counts.\n\n"
+        f"    Args:\n" + "\n".join(docs) + "\n\n"
+        f"    Returns:\n        Counts by key.\n"
+        f'    """\n'
+        f"    return {{'n': {i}}}\n"
+    )
+
+
+def generate(count: int) -> list[Callable[..., Any]]:
+    """``count`` distinct functions, compiled from source text."""
+    namespace: dict[str, Any] = {}
+    source = "from typing import Literal\n" + "\n".join(_function_source(i) for i in range(count))
+    exec(compile(source, "<generated>", "exec"), namespace)
+    return [namespace[f"op_{i}"] for i in range(count)]
+
+
+def _timed(work: Callable[[], Any]) -> float:
+    """Wall time of ``work()`` in milliseconds, after a collection so GC debt is not billed."""
+    gc.collect()
+    start = time.perf_counter()
+    work()
+    return (time.perf_counter() - start) * 1000
+
+
+def _ours_build(fns: list[Callable[..., Any]]) -> list[Any]:
+    return [FunctionTool(f).spec.input_schema for f in fns]
+
+
+def _theirs_build(tools: list[BaseTool]) -> list[Any]:
+    return [t.tool_call_schema.model_json_schema() for t in tools]
+
+
+def decorate_and_build(count: int) -> list[Row]:
+    """Decorating ``count`` functions, then building every input schema."""
+    warm = generate(5)  # first uses import and cache things in pydantic: bill them to no one
+    _ours_build([mcp_tool(f) for f in warm])
+    _theirs_build([tool(f, parse_docstring=True) for f in generate(5)])
+
+    ours_fns, their_fns = generate(count), generate(count)
+    decorated: list[Callable[..., Any]] = []
+    tools: list[BaseTool] = []
+    ours_decorate = _timed(lambda: decorated.extend(mcp_tool(f) for f in ours_fns))
+    theirs_decorate = _timed(lambda: tools.extend(tool(f, parse_docstring=True) for f in their_fns))
+    ours_schemas = _timed(lambda: _ours_build(decorated))
+    theirs_schemas = _timed(lambda: _theirs_build(tools))
+    budget = 50 * count / 1000
+    return [
+        Row(
+            f"decorate {count} functions",
+            ours_decorate,
+            theirs_decorate,
+            "ms",
+            f"ours ≤ {budget:g} ms",
+            ours_decorate <= budget,
+        ),
+        Row(
+            f"build {count} input schemas",
+            ours_schemas,
+            theirs_schemas,
+            "ms",
+            "ours ≤ langchain",
+            ours_schemas <= theirs_schemas,
+        ),
+        Row(
+            "  decorate + build (langchain builds its model while decorating)",
+            ours_decorate + ours_schemas,
+            theirs_decorate + theirs_schemas,
+            "ms",
+            "(reported)",
+            None,
+        ),
+    ]
+
+
+# -- call overhead ------------------------------------------------------------------------------
+
+
+def ping(x: int) -> int:
+    """Return the number.
+
+    Args:
+        x: Any number.
+    """
+    return x
+
+
+async def aping(x: int) -> int:
+    """Return the number.
+
+    Args:
+        x: Any number.
+    """
+    return x
+
+
+def _tool_call(name: str, i: int) -> dict[str, Any]:
+    return {"name": name, "args": {"x": i}, "id": f"call_{i}", "type": "tool_call"}
+
+
+def _median_us(samples: list[int]) -> float:
+    return statistics.median(samples) / 1000
+
+
+def cpu_per_call(call: Callable[[int], Any], calls: int, warmup: int) -> float:
+    """Median CPU µs of ``call(i)``."""
+    for i in range(warmup):
+        call(i)
+    gc.collect()
+    samples = []
+    clock = time.process_time_ns
+    for i in range(calls):
+        start = clock()
+        call(i)
+        samples.append(clock() - start)
+    return _median_us(samples)
+
+
+async def acpu_per_call(call: Callable[[int], Awaitable[Any]], calls: int, warmup: int) -> float:
+    """Median CPU µs of ``await call(i)``."""
+    for i in range(warmup):
+        await call(i)
+    gc.collect()
+    samples = []
+    clock = time.process_time_ns
+    for i in range(calls):
+        start = clock()
+        await call(i)
+        samples.append(clock() - start)
+    return _median_us(samples)
+
+
+def _overhead_row(label: str, ours: float, theirs: float, judged: bool = True) -> Row:
+    met = ours <= 30 and theirs / ours >= 5 if judged else None
+    return Row(label, ours, theirs, "µs CPU", "ours ≤ 30 µs, ≥ 5x" if judged else "(reported)", met)
+
+
+def call_overhead(calls: int) -> list[Row]:
+    """Median CPU per call of trivial sync and async tools, ours vs langchain."""
+    registry = ToolRegistry()
+    registry.register(ping)
+    registry.register(aping)
+    lc_ping, lc_aping = tool(ping), tool(aping)
+    warmup = max(calls // 10, 50)
+
+    def check(result: Any, expected: int) -> None:
+        assert not result.is_error and result.content == str(expected), result
+
+    check(registry.call_sync("ping", {"x": 7}), 7)
+    assert lc_ping.invoke(_tool_call("ping", 7)).content == "7"
+
+    ours_sync = cpu_per_call(lambda i: registry.call_sync("ping", {"x": i}), calls, warmup)
+    theirs_sync = cpu_per_call(lambda i: lc_ping.invoke(_tool_call("ping", i)), calls, warmup)
+
+    async def in_loop() -> tuple[float, float, float, float]:
+        check(await registry.call("aping", {"x": 7}), 7)
+        ours_async = await acpu_per_call(lambda i: registry.call("aping", {"x": i}), calls, warmup)
+        theirs_async = await acpu_per_call(
+            lambda i: lc_aping.ainvoke(_tool_call("aping", i)), calls, warmup
+        )
+        ours_thread = await acpu_per_call(lambda i: registry.call("ping", {"x": i}), calls, warmup)
+        theirs_thread = await acpu_per_call(
+            lambda i: lc_ping.ainvoke(_tool_call("ping", i)), calls, warmup
+        )
+        return ours_async, theirs_async, ours_thread, theirs_thread
+
+    ours_async, theirs_async, ours_thread, theirs_thread = anyio.run(in_loop)
+    return [
+        _overhead_row("call sync tool: call_sync / invoke", ours_sync, theirs_sync),
+        _overhead_row("call async tool: await call / ainvoke", ours_async, theirs_async),
+        _overhead_row(
+            "await call of a sync tool (worker thread)", ours_thread, theirs_thread, judged=False
+        ),
+    ]
+
+
+# -- report -------------------------------------------------------------------------------------
+
+
+def render(rows: list[Row], title: str) -> Table:
+    """The rows as a rich table."""
+    table = Table(title=title)
+    for column in ("measure", "ours", "langchain", "speed-up", "target", "met"):
+        table.add_column(column, justify="left" if column in ("measure", "target") else "right")
+    for row in rows:
+        met = "-" if row.met is None else ("[green]yes" if row.met else "[red]no")
+        table.add_row(
+            row.label,
+            f"{row.ours:,.1f} {row.unit}",
+            f"{row.theirs:,.1f} {row.unit}",
+            f"{row.theirs / row.ours:,.1f}x",
+            row.target,
+            met,
+        )
+    return table
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run every measurement and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="few iterations (smoke run)")
+    args = parser.parse_args(argv)
+    functions, calls = (100, 500) if args.quick else (1000, 5000)
+    rows = decorate_and_build(functions) + call_overhead(calls)
+    note = " (--quick: figures are indicative only)" if args.quick else ""
+    Console(width=160).print(
+        render(rows, f"toolkit core vs langchain_core.tools.tool, {calls} calls per row{note}")
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
