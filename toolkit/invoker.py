@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import anyio
+from pydantic_core import to_jsonable_python
 from tenacity import RetryCallState, wait_exponential_jitter
 
 from toolkit import _messages
@@ -246,7 +247,12 @@ class Invoker:
             )
         approval: Approval = await _maybe_await(answer(request))
         if not approval.approved:
-            why = f" Reason: {approval.reason}" if approval.reason else ""
+            reason = (approval.reason or "").strip()
+            why = (
+                f" Reason: {reason}{'' if reason.endswith(('.', '!', '?')) else '.'}"
+                if reason
+                else ""
+            )
             raise _Failed(
                 ToolError(
                     f"The user rejected this call.{why} Do not retry it unless the user asks.",
@@ -361,7 +367,8 @@ class Invoker:
         record = CallRecord(
             call_id=ref,
             tool=name,
-            arguments=redact_arguments(args),
+            # Validated values (enums, models, dates) as JSON data: records go to logs and UIs.
+            arguments=redact_arguments(to_jsonable_python(args, fallback=str)),
             outcome=outcome,
             code=code,
             duration_ms=(time.perf_counter() - t0) * 1000,

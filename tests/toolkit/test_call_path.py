@@ -274,7 +274,7 @@ def test_policy_deny_ask_and_approvals(registry: ToolRegistry) -> None:
     rejected = registry.call_sync(
         "wipe", {"scope": "all"}, approver=lambda req: Approval(False, reason="too risky")
     )
-    assert rejected.code is ErrorCode.DENIED and "too risky" in rejected.content
+    assert rejected.code is ErrorCode.DENIED and "Reason: too risky. Do not" in rejected.content
     assert rejected.record.decision == "rejected"
 
     deny_all = registry.call_sync("add", {"a": 1}, policy=lambda req: "deny")
@@ -317,3 +317,14 @@ def test_call_sync_inside_running_loop_is_safe(registry: ToolRegistry) -> None:
         return registry.call_sync("find_player", {"player_id": 2}).content
 
     assert json.loads(anyio.run(inside))["player_id"] == 2
+
+
+def test_records_hold_json_data_not_validated_objects() -> None:
+    from examples.warehouse_app import build_registry
+
+    registry = build_registry()
+    registry.call_sync("set_bin_status", {"code": "A-01-01", "status": "locked"})
+    (record,) = registry.records
+    assert record.arguments == {"code": "A-01-01", "status": "locked"}
+    assert type(record.arguments["status"]) is str
+    assert json.loads(str(record))["arguments"]["status"] == "locked"
