@@ -16,12 +16,14 @@ from typing import Any, TypeVar
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
-__all__ = ["get_portal", "run_sync"]
+__all__ = ["get_portal", "is_blocked", "run_sync"]
 
 T = TypeVar("T")
 
 _lock = threading.Lock()
 _state: dict[str, Any] = {}
+#: Threads waiting in run_sync right now (a thread id may appear more than once).
+_blocked: list[int] = []
 
 
 def get_portal() -> BlockingPortal:
@@ -41,7 +43,22 @@ def get_portal() -> BlockingPortal:
 
 def run_sync(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
     """Run ``await fn(*args)`` on the shared loop and wait for the result."""
-    return get_portal().call(fn, *args)
+    portal = get_portal()
+    me = threading.get_ident()
+    _blocked.append(me)
+    try:
+        return portal.call(fn, *args)
+    finally:
+        _blocked.remove(me)
+
+
+def is_blocked(thread_id: int) -> bool:
+    """Whether ``thread_id`` is waiting in :func:`run_sync`.
+
+    An event loop on that thread cannot run anything until the call returns, so work
+    forwarded to it would wait forever; callers check this to fail with a message instead.
+    """
+    return thread_id in _blocked
 
 
 def _close() -> None:

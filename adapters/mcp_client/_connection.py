@@ -3,7 +3,8 @@
 anyio cancel scopes must be entered and exited in the same task, so each connection's
 ``mcp.Client`` is entered and left by a dedicated owner task that lives in the pool's task
 group. Callers in any task of the same event loop send requests on the open session
-concurrently; the session multiplexes them by JSON-RPC id.
+concurrently; the session multiplexes them by JSON-RPC id. Callers on any other loop or
+thread are forwarded to that loop (:class:`HomeLoop`) by the public methods.
 """
 
 from __future__ import annotations
@@ -22,12 +23,13 @@ import httpx2
 import mcp_types
 from mcp import Client
 from mcp.client._transport import TransportStreams
-from mcp.client.session import IncomingMessage
+from mcp.client.session import IncomingMessage, MessageHandlerFnT
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from adapters.mcp_client._config import McpServerConfig, expand
 from adapters.mcp_client._errors import FailureFacts, is_connection_lost, to_tool_error
+from adapters.mcp_client._home import HomeLoop
 from adapters.mcp_client._network import NetworkPolicy, NetworkPolicyError
 from adapters.mcp_client._process import ChildProcess, stdio_transport
 from toolkit.errors import ErrorCode, ToolError
@@ -68,6 +70,7 @@ class Connection:
     Args:
         config: The server.
         task_group: Where owner tasks live (the pool's).
+        home: The loop of ``task_group``; calls from elsewhere are forwarded to it.
         grace: Seconds a stdio server gets at each shutdown step.
         network: Policy for HTTP targets.
         on_tools_changed: Awaited after the server announced a new tool list.
@@ -77,6 +80,7 @@ class Connection:
         self,
         config: McpServerConfig,
         task_group: anyio.abc.TaskGroup,
+        home: HomeLoop,
         *,
         grace: float,
         network: NetworkPolicy,
@@ -88,6 +92,7 @@ class Connection:
         self.last_error: ToolError | None = None
         self.connects = 0
         self._tg = task_group
+        self._home = home
         self._grace = grace
         self._network = NetworkPolicy.untrusted() if not config.trusted else network
         self._on_tools_changed = on_tools_changed
@@ -104,8 +109,15 @@ class Connection:
         live = self._live
         return live.child.pid if live and live.child and live.child.pid else None
 
+    async def open(self) -> None:
+        """Connect now (with bounded retries) unless already connected; from any loop."""
+        await self._home.run(self.client)
+
     async def client(self) -> Client:
-        """The open client, connecting (with bounded retries) when needed."""
+        """The open client, connecting (with bounded retries) when needed.
+
+        The client belongs to the home loop: call this only there (see :meth:`open`).
+        """
         live = self._live
         if live is not None and live.client is not None and not live.lost:
             return live.client
@@ -122,6 +134,11 @@ class Connection:
 
     async def list_tools(self, *, refresh: bool = False) -> list[mcp_types.Tool]:
         """All tools of the server (every page), cached until the server says they changed."""
+        if self._tools is not None and not refresh:
+            return self._tools
+        return await self._home.run(self._list_tools, refresh)
+
+    async def _list_tools(self, refresh: bool) -> list[mcp_types.Tool]:
         if self._tools is not None and not refresh:
             return self._tools
         client = await self.client()
@@ -142,7 +159,19 @@ class Connection:
         meta: dict[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> mcp_types.CallToolResult:
-        """Send ``tools/call``; transport failures are raised as classified ``ToolError``."""
+        """Send ``tools/call``; transport failures are raised as classified ``ToolError``.
+
+        Works from any event loop or thread; cancelling the caller cancels the request.
+        """
+        return await self._home.run(self._call_tool, name, arguments, meta, headers)
+
+    async def _call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        meta: dict[str, Any] | None,
+        headers: Mapping[str, str] | None,
+    ) -> mcp_types.CallToolResult:
         timeout = self.config.call_timeout
         for attempt in range(2):
             client = await self.client()
@@ -167,7 +196,10 @@ class Connection:
         raise AssertionError("unreachable")
 
     async def aclose(self) -> None:
-        """Stop the owner task (the server process is shut down, bounded)."""
+        """Stop the owner task (the server process is shut down, bounded); from any loop."""
+        await self._home.run(self._close)
+
+    async def _close(self) -> None:
         self.state = "closed"
         if self._live is not None:
             self._live.stop.set()
@@ -270,7 +302,7 @@ class Connection:
 
     # -- notifications ---------------------------------------------------------------------
 
-    def _handler(self, live: _Live) -> Callable[[IncomingMessage], Awaitable[None]]:
+    def _handler(self, live: _Live) -> MessageHandlerFnT:
         async def handle(message: IncomingMessage) -> None:
             if isinstance(message, mcp_types.ToolListChangedNotification):
                 self._tools = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import functools
 import html
 import time
 from collections.abc import Iterable, Mapping
@@ -14,11 +15,14 @@ from typing import Any
 
 import anyio
 import anyio.abc
+from anyio.from_thread import BlockingPortal
 
 from adapters.mcp_client._config import McpServerConfig, load_mcp_config, parse_servers
 from adapters.mcp_client._connection import Connection, ConnectionState
+from adapters.mcp_client._home import HomeLoop
 from adapters.mcp_client._network import NetworkPolicy
 from adapters.mcp_client._remote_tool import RemoteTool
+from toolkit._sync import get_portal
 from toolkit.context import ToolContext
 from toolkit.errors import RegistrationError, ToolError
 from toolkit.registry import ToolRegistry
@@ -66,6 +70,17 @@ class McpClientPool:
             await pool.register_into(registry)
             result = await registry.call("github_search_issues", {"query": "bug"})
 
+    Sync applications use ``with`` (or :meth:`start` / :meth:`close`): the pool then lives on
+    the toolkit's background loop, the one ``registry.call_sync`` and LangChain's ``invoke``
+    use::
+
+        with McpClientPool("mcp.json") as pool:
+            pool.register_into_sync(registry)
+            result = registry.call_sync("github_search_issues", {"query": "bug"})
+
+    Either way its tools can be called from any event loop or thread: calls made away from
+    the pool's loop are forwarded to it, and cancelling the caller cancels the call.
+
     Args:
         servers: A config file path, a ``{"mcpServers": ...}``-style mapping of name to config
             (or to a plain dict), or an iterable of :class:`McpServerConfig`.
@@ -87,21 +102,31 @@ class McpClientPool:
         self._registered: dict[tuple[int, str], list[str]] = {}
         self._latency: dict[str, float] = {}
         self._tg: anyio.abc.TaskGroup | None = None
+        self._portal: BlockingPortal | None = None
+        self._home: HomeLoop | None = None
+        self._sync_cm: contextlib.AbstractContextManager[McpClientPool] | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
 
     async def __aenter__(self) -> McpClientPool:
+        if self._tg is not None:
+            raise RuntimeError("McpClientPool is already open; open each pool once at a time.")
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
+        self._portal = BlockingPortal()
+        await self._portal.__aenter__()
+        self._home = HomeLoop(self._portal, "McpClientPool")
+        self._connections, self._by_name = {}, {}
         for name, config in self._configs.items():
             key = config.identity()
             if key not in self._connections:
                 self._connections[key] = Connection(
                     config,
                     self._tg,
+                    self._home,
                     grace=self._grace,
                     network=self._network,
-                    on_tools_changed=lambda n=name: self._resync(n),
+                    on_tools_changed=functools.partial(self._resync, name),
                 )
             self._by_name[name] = self._connections[key]
         return self
@@ -113,8 +138,11 @@ class McpClientPool:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
-        assert self._tg is not None
-        tg, self._tg = self._tg, None
+        assert self._tg is not None and self._portal is not None and self._home is not None
+        # Forwarded calls still running end with their connections; then nothing new gets in.
+        await self._portal.__aexit__(None, None, None)
+        self._home.closed = True
+        tg, self._tg, self._portal = self._tg, None, None
         if isinstance(exc, Exception):
             # The body failed: let its exception propagate as itself, not wrapped in the
             # ExceptionGroup a task group would make of it.
@@ -128,6 +156,40 @@ class McpClientPool:
         for connection in self._connections.values():
             await connection.aclose()
 
+    def start(self) -> McpClientPool:
+        """Open the pool from sync code, on the toolkit's background loop.
+
+        That is the loop ``registry.call_sync`` and LangChain's sync ``invoke`` run on, so
+        their calls need no forwarding. Close it with :meth:`close` (or use ``with pool:``).
+
+        Returns:
+            The pool itself.
+        """
+        cm = get_portal().wrap_async_context_manager(self)
+        cm.__enter__()
+        self._sync_cm = cm
+        return self
+
+    def close(self) -> None:
+        """Close a pool opened with :meth:`start`, waiting for the bounded server shutdown.
+
+        Does nothing if the pool is not open from sync code.
+        """
+        cm, self._sync_cm = self._sync_cm, None
+        if cm is not None:
+            cm.__exit__(None, None, None)
+
+    def __enter__(self) -> McpClientPool:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
     # -- servers and tools -----------------------------------------------------------------
 
     @property
@@ -140,15 +202,14 @@ class McpClientPool:
         return self._configs[self._known(server)]
 
     def connection(self, server: str) -> Connection:
-        """The (lazily opened) connection of ``server``; needs ``async with pool``."""
-        if self._tg is None:
-            raise RuntimeError("McpClientPool is not open; use 'async with McpClientPool(...)'")
+        """The (lazily opened) connection of ``server``; needs an open pool."""
+        self._open_home()
         return self._by_name[self._known(server)]
 
     async def connect(self, server: str | None = None) -> None:
         """Open connections now instead of on first use (one server or all)."""
         for name in [server] if server else self.servers:
-            await self.connection(name).client()
+            await self.connection(name).open()
 
     async def tools(self, server: str | None = None, *, prefix: Any = _DEFAULT) -> list[RemoteTool]:
         """The tools of one server (or all), after include/exclude, in the server's order.
@@ -205,6 +266,23 @@ class McpClientPool:
             added.extend(await self._add(registry, name, start))
             self._bindings.append((registry, name, start))
         return added
+
+    def register_into_sync(
+        self,
+        registry: ToolRegistry,
+        servers: Iterable[str] | None = None,
+        *,
+        prefix: Any = _DEFAULT,
+    ) -> list[RemoteTool]:
+        """:meth:`register_into` for sync code (the pool may live on any other loop).
+
+        Raises:
+            RegistrationError: As :meth:`register_into`.
+            RuntimeError: The pool is not open, or was opened on this thread's running loop
+                (await :meth:`register_into` there instead).
+        """
+        register = functools.partial(self.register_into, registry, servers, prefix=prefix)
+        return self._open_home().run_sync(register)
 
     async def _add(self, registry: ToolRegistry, server: str, prefix: str) -> list[RemoteTool]:
         tools = await self.tools(server, prefix=prefix)
@@ -270,6 +348,14 @@ class McpClientPool:
                 ServerStatus(n, c.transport, "idle", None, None) for n, c in self._configs.items()
             ]
         return [self.status(name) for name in self.servers]
+
+    def _open_home(self) -> HomeLoop:
+        if self._tg is None or self._home is None:
+            raise RuntimeError(
+                "McpClientPool is not open; use 'async with McpClientPool(...) as pool:' in "
+                "async code, or 'with McpClientPool(...) as pool:' / pool.start() in sync code."
+            )
+        return self._home
 
     def _known(self, server: str) -> str:
         if server not in self._configs:

@@ -34,7 +34,7 @@ def to_tool_result(result: mcp_types.CallToolResult, *, tool: str) -> ToolResult
         raise ToolError(
             text or f"Tool {tool} failed without a message.", code=ErrorCode.EXECUTION_ERROR
         )
-    keep = [b for b in blocks if not isinstance(b, TextContent)] or []
+    keep: list[Content] = [b for b in blocks if not isinstance(b, TextContent)]
     if len(texts) > 1 or keep:
         keep = blocks
     return ToolResult(content=text, structured=result.structured_content, blocks=keep, tool=tool)
