@@ -18,8 +18,21 @@ console = Console()
 err_console = Console(stderr=True)
 
 
-def spec_table(specs: Iterable[ToolSpec], title: str = "Tools") -> Table:
-    """A table of tools with their parameters, types and descriptions."""
+def _origin(spec: ToolSpec) -> str:
+    """Where a tool comes from, short: its module, or its ``mcp://server/tool`` address."""
+    if "://" in spec.source:
+        return spec.source
+    return spec.source.split(" (")[0].split(":")[0]  # "module:qualname (file:line)" -> module
+
+
+def spec_table(specs: Iterable[ToolSpec], title: str = "Tools", *, sources: bool = False) -> Table:
+    """A table of tools with their parameters, types and descriptions.
+
+    Args:
+        specs: The tools to show.
+        title: The table's title.
+        sources: Also say where each tool comes from (its module or MCP server address).
+    """
     table = Table(title=title, show_lines=True, expand=False)
     table.add_column("tool", style="bold cyan", no_wrap=True)
     table.add_column("description", ratio=2)
@@ -49,6 +62,8 @@ def spec_table(specs: Iterable[ToolSpec], title: str = "Tools") -> Table:
         name = Text(spec.name)
         if flags:
             name.append("\n" + ", ".join(flags), style="magenta")
+        if sources and spec.source:
+            name.append("\n" + _origin(spec), style="dim")
         summary = spec.description.split("\n\n")[0] or "(no description)"
         table.add_row(name, summary, params or Text("none", style="dim"))
     return table

@@ -1,0 +1,63 @@
+"""``toolkit demo``: an agent over local and remote tools, offline unless a model is configured."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from adapters.cli._render import console, err_console
+
+__all__ = ["demo_command"]
+
+
+def demo_command(
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Approve the destructive call without asking.")
+    ] = False,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            help="Model name at the OpenAI-compatible endpoint (default: $OPENAI_MODEL or "
+            "gpt-4o-mini). Needs OPENAI_API_KEY.",
+        ),
+    ] = None,
+    max_iterations: Annotated[
+        int,
+        typer.Option(
+            "--max-iterations", min=0, help="Model turns with tool calls before it must answer."
+        ),
+    ] = 10,
+    no_remote: Annotated[
+        bool, typer.Option("--no-remote", help="Do not start the carriers MCP server.")
+    ] = False,
+) -> None:
+    """Watch an agent use local functions and remote MCP tools from one registry.
+
+    It recovers from a failing call, waits for approval before a destructive one, and ends
+    with the call log. Offline with a scripted model unless OPENAI_API_KEY is set (any
+    OpenAI-compatible endpoint: set OPENAI_BASE_URL and OPENAI_MODEL too).
+    """
+    # Imported here: the agent stack is heavy, and other commands should not pay for it.
+    import anyio
+
+    from adapters.cli._demo_model import ModelChoice, endpoint_problem
+    from adapters.cli._demo_run import DemoOptions, run_demo
+
+    choice = ModelChoice.from_env(model)
+    if choice.offline and model:
+        err_console.print(
+            f"[red]error:[/] --model {model} needs OPENAI_API_KEY (for a local server such as "
+            "Ollama any value works); without it the demo uses its scripted model."
+        )
+        raise typer.Exit(2)
+    options = DemoOptions(choice, approve=yes, max_iterations=max_iterations, remote=not no_remote)
+    try:
+        anyio.run(run_demo, options, console)
+    except Exception as exc:
+        problem = endpoint_problem(exc, choice)
+        if problem is None:
+            raise
+        err_console.print(f"[red]error:[/] {problem}")
+        raise typer.Exit(2) from None

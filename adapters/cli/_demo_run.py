@@ -1,0 +1,198 @@
+"""One demo run: build the registry, start the remote server, stream the agent, decide approvals."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command, Interrupt
+from rich.console import Console
+from rich.prompt import Confirm
+from rich.status import Status
+
+import examples
+from adapters.cli import _demo_view as view
+from adapters.cli._demo_model import ModelChoice
+from adapters.cli._demo_script import REQUEST, SYSTEM_PROMPT
+from adapters.langgraph import RunSummary, build_agent
+from adapters.mcp_client import McpClientPool, McpServerConfig
+from examples.warehouse_app import build_registry
+from toolkit import CallRecord, ToolRegistry
+
+__all__ = ["DemoOptions", "run_demo"]
+
+_THINKING = "the model is thinking…"
+_PAUSE = 0.5  # seconds per scripted turn in a terminal, so a person can follow the spinner
+
+
+@dataclass(frozen=True)
+class DemoOptions:
+    """What the command line asked for.
+
+    Attributes:
+        model: The model to use.
+        approve: Approve destructive calls without asking (``--yes``).
+        max_iterations: Model turns with tool calls before the final answer.
+        remote: Start the carriers MCP server and add its tools.
+    """
+
+    model: ModelChoice
+    approve: bool = False
+    max_iterations: int = 10
+    remote: bool = True
+
+
+def carriers_config() -> McpServerConfig:
+    """The example carriers server, started over stdio with this Python."""
+    script = Path(examples.__file__).with_name("carriers_server.py")
+    return McpServerConfig(name="carriers", command=sys.executable, args=(str(script),))
+
+
+def demo_registry() -> ToolRegistry:
+    """The warehouse tools, with a rule that turns a missing bin into a hint the model can use."""
+    registry = build_registry()
+    registry.processor.on(
+        LookupError,
+        message=lambda exc: f"{exc}. Bin codes look like 'A-01-01'; query_bins lists them.",
+    )
+    return registry
+
+
+@dataclass
+class _Run:
+    """The live part: prints each update as it arrives and keeps the spinner honest."""
+
+    console: Console
+    options: DemoOptions
+    status: Status
+    records: dict[str, CallRecord] = field(default_factory=dict)
+    running: dict[str, str] = field(default_factory=dict)  # call id -> tool name
+    turns: int = 0
+
+    def record(self, record: CallRecord) -> None:
+        if record.outcome != "raised":  # "raised": paused for approval, it runs again later
+            self.records[record.call_id] = record
+
+    def _working(self) -> None:
+        names = sorted(set(self.running.values()))
+        self.status.update(f"running {', '.join(names)}…" if names else _THINKING)
+
+    def on_model(self, change: dict[str, Any]) -> None:
+        for message in change.get("messages", []):
+            if not isinstance(message, AIMessage):
+                continue
+            if not (message.tool_calls or message.invalid_tool_calls):
+                continue  # the final answer: shown once, in its own panel, at the end
+            self.turns += 1
+            self.running.update({c["id"] or "": c["name"] for c in message.tool_calls})
+            self.console.print(view.turn_panel(message, self.turns))
+        self._working()
+
+    def on_tools(self, change: dict[str, Any]) -> None:
+        for message in change.get("messages", []):
+            if isinstance(message, ToolMessage):
+                self.running.pop(message.tool_call_id, None)
+                record = self.records.get(message.tool_call_id)
+                self.console.print(view.tool_result_panel(message, record))
+        self._working()
+
+    async def decide(self, pending: Sequence[Interrupt]) -> Command[Any]:
+        answers: dict[str, Any] = {}
+        for item in pending:
+            value = item.value if isinstance(item.value, dict) else {}
+            self.console.print(
+                view.approval_panel(
+                    str(value.get("tool")), value.get("arguments"), value.get("description", "")
+                )
+            )
+            answers[item.id] = await self._answer()
+        self._working()
+        return Command(resume=answers)
+
+    async def _answer(self) -> Any:
+        if self.options.approve:
+            self.console.print("[green]approved[/] (--yes)")
+            return "approve"
+        if not sys.stdin.isatty():
+            self.console.print(
+                "[yellow]denied:[/] stdin is not a terminal, so nobody can approve; "
+                "run with --yes to approve."
+            )
+            return {"action": "reject", "reason": "nobody was there to approve it"}
+        self.status.stop()
+        try:
+            yes = await anyio.to_thread.run_sync(
+                lambda: Confirm.ask("Run this call?", console=self.console, default=False)
+            )
+        finally:
+            self.status.start()
+        self.console.print("[green]approved[/]" if yes else "[yellow]denied[/] by you")
+        return "approve" if yes else {"action": "reject", "reason": "the user said no"}
+
+
+async def _connect(
+    stack: contextlib.AsyncExitStack, registry: ToolRegistry, console: Console
+) -> None:
+    with console.status("starting the carriers MCP server (stdio)…"):
+        pool = await stack.enter_async_context(McpClientPool({"carriers": carriers_config()}))
+        await pool.register_into(registry)
+
+
+async def _agent_run(run: _Run, registry: ToolRegistry) -> RunSummary:
+    options = run.options
+    pause = _PAUSE if run.console.is_terminal else 0.0
+    agent = build_agent(
+        options.model.build(pause=pause),
+        registry,
+        system_prompt=SYSTEM_PROMPT,
+        max_iterations=options.max_iterations,
+        checkpointer=InMemorySaver(),
+    )
+    config: RunnableConfig = {"configurable": {"thread_id": "demo"}}
+    payload: Any = {"messages": [("user", REQUEST)]}
+    while payload is not None:
+        pending: Sequence[Interrupt] = ()
+        async for update in agent.astream(payload, config, stream_mode="updates"):
+            for node, change in update.items():
+                if node == "__interrupt__":
+                    pending = change
+                elif node == "model":
+                    run.on_model(change)
+                elif node == "tools":
+                    run.on_tools(change)
+        payload = await run.decide(pending) if pending else None
+    return RunSummary.from_state(await agent.aget_state(config))
+
+
+async def run_demo(options: DemoOptions, console: Console) -> None:
+    """Run the demo, printing as it goes. Model endpoint failures propagate as raised."""
+    console.print(view.intro(options.model.describe()))
+    registry = demo_registry()
+    async with contextlib.AsyncExitStack() as stack:
+        if options.remote:
+            await _connect(stack, registry, console)
+        else:
+            console.print("[dim]--no-remote: the carriers MCP server is not started.[/]")
+        console.print(view.tools_table(registry))
+        console.print(view.request_panel(REQUEST))
+        with console.status(_THINKING) as status:
+            run = _Run(console, options, status)
+            unsubscribe = registry.subscribe(run.record)
+            started = time.perf_counter()
+            try:
+                summary = await _agent_run(run, registry)
+            finally:
+                unsubscribe()
+            seconds = time.perf_counter() - started
+    console.print(view.answer_panel(summary.answer))
+    console.print(view.call_log(summary, run.records))
+    console.print(view.footer(summary.usage, seconds))
