@@ -20,6 +20,10 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 @dataclass(frozen=True)
 class RunSummary:
     """What happened in one agent run, for people (notebooks, logs, the terminal).
@@ -69,6 +73,13 @@ class RunSummary:
             for c in self.tool_calls
         ]
 
+    def _headline(self) -> str:
+        tokens = self.usage.get("total_tokens", 0)
+        return (
+            f"{_count(len(self.tool_calls), 'tool call')} in {_count(self.iterations, 'turn')}, "
+            f"{_count(tokens, 'token')}"
+        )
+
     _HEAD = ("turn", "tool", "arguments", "outcome", "decision", "ms", "result")
 
     def __str__(self) -> str:
@@ -77,9 +88,7 @@ class RunSummary:
         table = "\n".join(
             "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows
         )
-        tokens = self.usage.get("total_tokens", 0)
-        head = f"{len(self.tool_calls)} tool calls in {self.iterations} turns, {tokens} tokens"
-        return f"{head}\n{table}\nanswer: {self.answer}"
+        return f"{self._headline()}\n{table}\nanswer: {self.answer}"
 
     def _repr_html_(self) -> str:
         cells = "".join(
@@ -87,9 +96,8 @@ class RunSummary:
             for row in self._rows()
         )
         head = "".join(f"<th>{h}</th>" for h in self._HEAD)
-        tokens = self.usage.get("total_tokens", 0)
         return (
-            f"<p>{len(self.tool_calls)} tool calls in {self.iterations} turns, {tokens} tokens</p>"
+            f"<p>{html.escape(self._headline())}</p>"
             f"<table><thead><tr>{head}</tr></thead><tbody>{cells}</tbody></table>"
             f"<p><b>Answer:</b> {html.escape(self.answer)}</p>"
         )

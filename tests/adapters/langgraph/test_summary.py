@@ -1,0 +1,32 @@
+"""RunSummary reads well in a terminal and in a notebook."""
+
+from __future__ import annotations
+
+from adapters.langgraph import RunSummary, build_agent
+from adapters.testing import ScriptedChatModel
+from toolkit import mcp_tool
+
+
+@mcp_tool
+def ping(host: str) -> str:
+    """Ping a host.
+
+    Args:
+        host: Host name.
+    """
+    return f"pong from {host} <ok>"
+
+
+def test_summary_counts_in_words_and_escapes_html() -> None:
+    model = ScriptedChatModel(
+        turns=[{"tool_calls": [{"name": "ping", "args": {"host": "a"}}]}, "a & b answered"]
+    )
+    summary = RunSummary.from_state(
+        build_agent(model, [ping]).invoke({"messages": [("user", "ping a")]})
+    )
+    text, page = str(summary), summary._repr_html_()
+    assert text.startswith("1 tool call in 1 turn, 30 tokens\n")
+    assert "pong from a <ok>" in text and text.endswith("answer: a & b answered")
+    assert "<p>1 tool call in 1 turn, 30 tokens</p>" in page
+    assert "&lt;ok&gt;" in page and "a &amp; b answered" in page
+    assert str(RunSummary(answer="", iterations=0)).startswith("0 tool calls in 0 turns, 0 tokens")
