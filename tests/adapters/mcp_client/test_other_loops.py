@@ -15,6 +15,7 @@ import pytest
 from adapters.langchain import to_langchain_tools
 from adapters.mcp_client import McpClientPool
 from tests.adapters.mcp_client.conftest import descendants, stdio
+from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode
 from toolkit.registry import ToolRegistry
 
@@ -175,3 +176,33 @@ def test_langchain_invoke_of_a_remote_tool() -> None:
         pool.register_into_sync(local)
         tools = {t.name: t for t in to_langchain_tools(local)}
         assert tools["s_add"].invoke({"a": 20, "b": 22}) == "42"
+
+
+@pytest.mark.anyio
+async def test_forwarded_http_calls_keep_their_own_context_headers(
+    http_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TEST_MCP_TOKEN", "s3cret-token")
+    config = {
+        "url": http_server,
+        "auth": {"type": "bearer", "token": "${TEST_MCP_TOKEN}"},
+        "context_headers": {"tenant": "x-tenant"},
+    }
+    async with McpClientPool({"h": config}) as pool:
+        registry = ToolRegistry()
+        await pool.register_into(registry)
+
+        async def second_loop() -> dict[str, Any]:
+            seen: dict[str, Any] = {}
+
+            async def one(tenant: str) -> None:
+                result = await registry.call("h_whoami", {}, ToolContext(values={"tenant": tenant}))
+                seen[tenant] = result.structured["tenant_header"]
+
+            async with anyio.create_task_group() as tg:
+                for i in range(8):
+                    tg.start_soon(one, f"t{i}")
+            return seen
+
+        seen = await anyio.to_thread.run_sync(anyio.run, second_loop)
+    assert seen == {f"t{i}": f"t{i}" for i in range(8)}
