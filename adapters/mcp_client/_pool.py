@@ -342,10 +342,12 @@ class McpClientPool:
         )
 
     def statuses(self) -> list[ServerStatus]:
-        """The status of every server (``idle`` before the pool is opened)."""
+        """The status of every server (``idle`` before the pool opens, ``closed`` after)."""
         if self._tg is None:
+            closed = self._home is not None and self._home.closed
+            state: ConnectionState = "closed" if closed else "idle"
             return [
-                ServerStatus(n, c.transport, "idle", None, None) for n, c in self._configs.items()
+                ServerStatus(n, c.transport, state, None, None) for n, c in self._configs.items()
             ]
         return [self.status(name) for name in self.servers]
 
