@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-import openai
 from langchain_core.language_models import BaseChatModel
 
 from adapters.cli._demo_script import scripted_model
@@ -78,6 +77,12 @@ def _root(exc: BaseException) -> BaseException:
 
 def endpoint_problem(exc: BaseException, choice: ModelChoice) -> str | None:
     """A one-line explanation of a model endpoint failure, or ``None`` if ``exc`` is not one."""
+    if isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        return endpoint_problem(exc.exceptions[0], choice)
+    if choice.offline:
+        return None
+    import openai  # only a real model gets here; the offline demo need not load the client
+
     url = choice.endpoint
     if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
         return (

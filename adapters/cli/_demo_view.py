@@ -30,6 +30,10 @@ __all__ = [
 ]
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def call_text(tool: str, arguments: Any) -> str:
     """A call as a person reads it: ``get_bin(code="A-1-1")``."""
     if not isinstance(arguments, Mapping):
@@ -128,9 +132,10 @@ def call_log(summary: RunSummary, records: Mapping[str, CallRecord]) -> Table:
     """Every tool call of the run with its outcome, decision, attempts and time."""
     failed = len(summary.errors)
     spent = sum(c["duration_ms"] for c in summary.tool_calls)
+    calls, turns = len(summary.tool_calls), summary.iterations
     table = Table(
-        title=f"call log: {len(summary.tool_calls)} calls in {summary.iterations} turns, "
-        f"{failed} failed, {spent:.0f} ms in tools",
+        title=f"call log: {_count(calls, 'call')} in {_count(turns, 'turn')}, {failed} failed, "
+        f"{spent:.0f} ms in tools",
         expand=False,
     )
     table.add_column("turn", justify="right")

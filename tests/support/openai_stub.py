@@ -17,6 +17,7 @@ Replies are scripted per test::
         model = ChatOpenAI(base_url=stub.url, api_key="test", model="gpt-test")
 
 A turn may also be a callable ``(request_json) -> Turn`` for replies that depend on the request.
+``OpenAIStub(api_key="sk-good")`` answers any other key with OpenAI's HTTP 401.
 """
 
 from __future__ import annotations
@@ -35,6 +36,15 @@ __all__ = ["Call", "OpenAIStub", "Turn", "validate_request"]
 
 _NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _MAX_TOOLS = 128
+_INVALID_KEY = {
+    "error": {
+        "message": "Incorrect API key provided. You can find your API key at "
+        "https://platform.openai.com/account/api-keys.",
+        "type": "invalid_request_error",
+        "param": None,
+        "code": "invalid_api_key",
+    }
+}
 
 
 @dataclass(frozen=True)
@@ -217,8 +227,9 @@ class OpenAIStub:
         rejections: The messages of the HTTP 400 answers sent.
     """
 
-    def __init__(self, *, model: str = "gpt-stub") -> None:
+    def __init__(self, *, model: str = "gpt-stub", api_key: str | None = None) -> None:
         self.model = model
+        self.api_key = api_key
         self.requests: list[dict[str, Any]] = []
         self.rejections: list[str] = []
         self._script: deque[ScriptItem] = deque()
@@ -409,6 +420,11 @@ def _make_handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length)
+            if stub.api_key is not None and self.headers.get("Authorization") != (
+                f"Bearer {stub.api_key}"
+            ):
+                self._send_json(401, _INVALID_KEY)
+                return
             if self.path.rstrip("/") != "/v1/chat/completions":
                 self._send_json(404, {"error": {"message": f"Unknown path {self.path}"}})
                 return
