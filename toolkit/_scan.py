@@ -22,6 +22,10 @@ def import_target(name: str) -> ModuleType:
             f"Cannot scan {name!r}: module {exc.name!r} was not found. Check the dotted name and "
             "that its package is installed or on sys.path."
         ) from exc
+    except Exception as exc:
+        raise RegistrationError(
+            f"Cannot scan {name!r}: importing it failed with {type(exc).__name__}: {exc}."
+        ) from exc
 
 
 def walk_modules(module: ModuleType) -> Iterator[ModuleType]:

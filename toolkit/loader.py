@@ -74,5 +74,12 @@ def _import_path(path: Path) -> ModuleType:
         raise RegistrationError(f"Cannot import {path}: not a Python file.")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        where = f" (line {exc.lineno})" if isinstance(exc, SyntaxError) else ""
+        raise RegistrationError(
+            f"Importing {path} failed{where}: {type(exc).__name__}: {exc}. Fix the file and retry."
+        ) from exc
     return module

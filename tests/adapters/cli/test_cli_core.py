@@ -166,6 +166,14 @@ def test_bad_targets_exit_2_with_a_message(target: str, fragment: str) -> None:
     assert fragment in result.stderr
 
 
+def test_a_file_that_does_not_import_exits_2_with_the_line(tool_file: Callable[[str], str]) -> None:
+    path = tool_file("def broken(:\n")
+    result = runner.invoke(app, ["inspect", path])
+    assert result.exit_code == 2
+    assert "SyntaxError" in result.stderr and "(line 2)" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 # -- call ---------------------------------------------------------------------------------------
 
 
