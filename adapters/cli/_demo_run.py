@@ -22,7 +22,7 @@ from rich.status import Status
 import examples
 from adapters.cli import _demo_view as view
 from adapters.cli._demo_model import ModelChoice
-from adapters.cli._demo_script import REQUEST, SYSTEM_PROMPT
+from adapters.cli._demo_script import REQUEST, SYSTEM_PROMPT, TENANT
 from adapters.langgraph import RunSummary, build_agent
 from adapters.mcp_client import McpClientPool, McpServerConfig
 from examples.warehouse_app import build_registry
@@ -114,11 +114,12 @@ class _Run:
                     str(value.get("tool")), value.get("arguments"), value.get("description", "")
                 )
             )
-            answers[item.id] = await self._answer()
+            call = view.call_text(str(value.get("tool")), value.get("arguments"))
+            answers[item.id] = await self._answer(call)
         self._working()
         return Command(resume=answers)
 
-    async def _answer(self) -> Any:
+    async def _answer(self, call: str) -> Any:
         if self.options.approve:
             self.console.print("[green]approved[/] (--yes)")
             return "approve"
@@ -131,7 +132,7 @@ class _Run:
         self.status.stop()
         try:
             yes = await anyio.to_thread.run_sync(
-                lambda: Confirm.ask("Run this call?", console=self.console, default=False)
+                lambda: Confirm.ask(f"Run {call}?", console=self.console, default=False)
             )
         finally:
             self.status.start()
@@ -156,8 +157,10 @@ async def _agent_run(run: _Run, registry: ToolRegistry) -> RunSummary:
         system_prompt=SYSTEM_PROMPT,
         max_iterations=options.max_iterations,
         checkpointer=InMemorySaver(),
+        context_keys=["tenant"],
     )
-    config: RunnableConfig = {"configurable": {"thread_id": "demo"}}
+    # The tenant comes from the application (here: the config), never from the model.
+    config: RunnableConfig = {"configurable": {"thread_id": "demo", "tenant": TENANT}}
     payload: Any = {"messages": [("user", REQUEST)]}
     while payload is not None:
         pending: Sequence[Interrupt] = ()
@@ -196,3 +199,4 @@ async def run_demo(options: DemoOptions, console: Console) -> None:
     console.print(view.answer_panel(summary.answer))
     console.print(view.call_log(summary, run.records))
     console.print(view.footer(summary.usage, seconds))
+    console.print(view.NEXT_STEPS)

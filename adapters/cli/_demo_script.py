@@ -18,7 +18,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from adapters.testing import ScriptedChatModel
 
-__all__ = ["REQUEST", "SYSTEM_PROMPT", "scripted_model"]
+__all__ = ["REQUEST", "SYSTEM_PROMPT", "TENANT", "scripted_model"]
 
 TENANT = "acme"
 WANTED_BIN = "A-1-1"  # what the user typed; real codes look like A-01-01

@@ -17,6 +17,7 @@ from adapters.langgraph import RunSummary
 from toolkit import CallRecord, ErrorCode, ToolError, ToolRegistry, ToolResult
 
 __all__ = [
+    "NEXT_STEPS",
     "answer_panel",
     "approval_panel",
     "call_log",
@@ -28,6 +29,13 @@ __all__ = [
     "tools_table",
     "turn_panel",
 ]
+
+
+#: Where a newcomer goes from here.
+NEXT_STEPS = Text(
+    "next: toolkit demo --yes · OPENAI_API_KEY=… toolkit demo · toolkit demo --help · notebooks/",
+    style="dim",
+)
 
 
 def _count(n: int, noun: str) -> str:
@@ -140,7 +148,7 @@ def call_log(summary: RunSummary, records: Mapping[str, CallRecord]) -> Table:
     )
     table.add_column("turn", justify="right")
     table.add_column("tool", no_wrap=True)
-    table.add_column("arguments", overflow="fold")
+    table.add_column("arguments", overflow="fold", min_width=28)
     table.add_column("outcome", no_wrap=True)
     table.add_column("decision")
     table.add_column("tries", justify="right")

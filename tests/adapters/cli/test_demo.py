@@ -160,6 +160,7 @@ def test_openai_compatible_endpoint_drives_the_agent(stub: OpenAIStub) -> None:
             tool_calls=[
                 Call("get_bin", {"code": "A-1-1"}),
                 Call("carriers_quote_shipment", {"weight_kg": 1, "country": "FR"}),
+                Call("reports_my_tenant", {}),
             ]
         ),
         answer,
@@ -176,7 +177,8 @@ def test_openai_compatible_endpoint_drives_the_agent(stub: OpenAIStub) -> None:
     # Both results, the failure and the remote quote, reached the model and its answer.
     assert "From the tools: Error [EXECUTION_ERROR] in tool 'get_bin'" in text
     assert '"price_eur": 6.7' in text
-    assert "call log: 2 calls in 1 turn, 1 failed" in text
+    assert "| acme" in text  # the tenant came from the application, not the model
+    assert "call log: 3 calls in 1 turn, 1 failed" in text
     assert "tokens: 20 in, 10 out, 30 total" in text
     assert [pid for pid in run.children if _alive(pid)] == []
 
