@@ -55,6 +55,9 @@ def demo_command(
     options = DemoOptions(choice, approve=yes, max_iterations=max_iterations, remote=not no_remote)
     try:
         anyio.run(run_demo, options, console)
+    except KeyboardInterrupt:
+        err_console.print("[yellow]interrupted[/]")
+        raise typer.Exit(130) from None
     except Exception as exc:
         problem = endpoint_problem(exc, choice)
         if problem is None:

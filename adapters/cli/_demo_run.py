@@ -26,7 +26,7 @@ from adapters.cli._demo_script import REQUEST, SYSTEM_PROMPT, TENANT
 from adapters.langgraph import RunSummary, build_agent
 from adapters.mcp_client import McpClientPool, McpServerConfig
 from examples.warehouse_app import build_registry
-from toolkit import CallRecord, ToolRegistry
+from toolkit import CallRecord, ToolError, ToolRegistry
 
 __all__ = ["DemoOptions", "run_demo"]
 
@@ -109,12 +109,8 @@ class _Run:
         answers: dict[str, Any] = {}
         for item in pending:
             value = item.value if isinstance(item.value, dict) else {}
-            self.console.print(
-                view.approval_panel(
-                    str(value.get("tool")), value.get("arguments"), value.get("description", "")
-                )
-            )
             call = view.call_text(str(value.get("tool")), value.get("arguments"))
+            self.console.print(view.approval_panel(call, value.get("description", "")))
             answers[item.id] = await self._answer(call)
         self._working()
         return Command(resume=answers)
@@ -132,7 +128,8 @@ class _Run:
         self.status.stop()
         try:
             yes = await anyio.to_thread.run_sync(
-                lambda: Confirm.ask(f"Run {call}?", console=self.console, default=False)
+                lambda: Confirm.ask(f"Run {call}?", console=self.console, default=False),
+                abandon_on_cancel=True,  # Ctrl-C at the prompt ends the demo at once
             )
         finally:
             self.status.start()
@@ -145,7 +142,11 @@ async def _connect(
 ) -> None:
     with console.status("starting the carriers MCP server (stdio)…"):
         pool = await stack.enter_async_context(McpClientPool({"carriers": carriers_config()}))
-        await pool.register_into(registry)
+        try:
+            await pool.register_into(registry)
+        except ToolError as exc:
+            # The local half of the demo still shows everything but the remote call.
+            console.print(f"[yellow]remote tools skipped:[/] {exc.message}")
 
 
 async def _agent_run(run: _Run, registry: ToolRegistry) -> RunSummary:

@@ -114,10 +114,10 @@ def tool_result_panel(message: ToolMessage, record: CallRecord | None) -> Panel:
     return result_panel(result)
 
 
-def approval_panel(tool: str, arguments: Any, description: str) -> Panel:
-    """A call the policy holds until a person decides."""
+def approval_panel(call: str, description: str) -> Panel:
+    """A call (as :func:`call_text` shows it) that the policy holds until a person decides."""
     body = Text.assemble(
-        (call_text(tool, arguments), "bold"),
+        (call, "bold"),
         (f"\n{description.splitlines()[0] if description else ''}\n", "dim"),
         ("The tool is marked destructive, so the policy asks a person first.", ""),
     )

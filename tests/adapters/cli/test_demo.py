@@ -20,9 +20,10 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from adapters.cli import app
+from adapters.cli import _demo_run, app
 from adapters.cli._demo_model import ModelChoice
 from adapters.cli._demo_run import DemoOptions, run_demo
+from adapters.mcp_client import McpServerConfig
 from tests.support.openai_stub import Call, OpenAIStub, Turn
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -224,3 +225,20 @@ async def test_max_iterations_ends_with_an_answer_from_what_was_found() -> None:
     assert "get_bin ✗ EXECUTION_ERROR" in text and "query_bins(" not in text
     assert "I could not find bin A-1-1." in text
     assert "call log: 1 call in 1 turn, 1 failed" in text
+
+
+@pytest.mark.anyio
+async def test_a_remote_server_that_cannot_start_leaves_the_local_demo_running(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    missing = tmp_path / "no_such_server.py"  # a real process that exits at start
+    broken = McpServerConfig(name="carriers", command=sys.executable, args=(str(missing),))
+    monkeypatch.setattr(_demo_run, "carriers_config", lambda: broken)
+    buffer = io.StringIO()
+    await run_demo(DemoOptions(OFFLINE, approve=True), Console(file=buffer, width=160))
+    text = " ".join(buffer.getvalue().replace("│", " ").split())
+    assert "remote tools skipped: MCP server 'carriers' is unreachable" in text
+    assert "no_such_server.py" in text  # the server's own last words say why
+    assert "9 tools in one registry: 9 local functions" in text
+    assert "I have no shipping quote: the carriers server is not connected." in text
+    assert "Bin A-02-01 is deleted." in text
