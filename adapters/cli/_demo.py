@@ -35,9 +35,11 @@ def demo_command(
 ) -> None:
     """Watch an agent use local functions and remote MCP tools from one registry.
 
-    It recovers from a failing call, waits for approval before a destructive one, and ends
-    with the call log. Offline with a scripted model unless OPENAI_API_KEY is set (any
-    OpenAI-compatible endpoint: set OPENAI_BASE_URL and OPENAI_MODEL too).
+    It recovers from a failing call, waits for approval before a destructive one, logs each call.
+
+    Offline with a scripted model unless OPENAI_API_KEY is set.
+
+    OPENAI_BASE_URL and OPENAI_MODEL pick any OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp).
     """
     # Imported here: the agent stack is heavy, and other commands should not pay for it.
     import anyio
