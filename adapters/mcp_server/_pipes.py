@@ -1,0 +1,126 @@
+"""stdin and stdout watched by the event loop: the stdio transport without worker threads.
+
+The SDK's ``stdio_server`` reads and writes through ``anyio.wrap_file``, so every line read,
+every write and every flush is a hop to a worker thread: three per tool call, each costing
+tens of microseconds of CPU and as much latency. When a client starts the server, stdin and
+stdout are pipes (or sockets), which asyncio can watch directly. :func:`loop_pipes` hands
+``stdio_server`` the two file-like objects it expects (``async for line in stdin``,
+``await stdout.write(...)`` and ``await stdout.flush()``), and does what the SDK does for its
+own streams: while serving, fd 0 reads the null device and fd 1 goes to stderr, so a tool's
+stray ``print`` never corrupts the protocol; both are restored on exit.
+
+Anything else (a terminal, a file, stdout shared with stderr, Windows, another event loop)
+gets ``None`` and the caller keeps the SDK's threaded streams.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import Any
+
+__all__ = ["LineReader", "PipeWriter", "loop_pipes"]
+
+#: Longest line read (a request is one line); far above any honest message.
+_MAX_LINE = 256 * 1024 * 1024
+
+
+class LineReader:
+    """Lines of a pipe, decoded as UTF-8 (undecodable bytes replaced), until end of file."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader = reader
+
+    def __aiter__(self) -> LineReader:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self._reader.readline()
+        if not line:
+            raise StopAsyncIteration
+        return line.decode("utf-8", errors="replace")
+
+
+class PipeWriter:
+    """Text written to a pipe; ``flush`` waits while the reader is behind."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+
+    async def write(self, text: str) -> None:
+        self._writer.write(text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        await self._writer.drain()
+
+
+@asynccontextmanager
+async def loop_pipes() -> AsyncIterator[tuple[LineReader, PipeWriter] | None]:
+    """stdin and stdout as loop-driven streams, or ``None`` where that is not safe."""
+    if not _usable():
+        yield None
+        return
+    loop = asyncio.get_running_loop()
+    async with AsyncExitStack() as stack:
+        stdin_fd = _claim(stack, 0, lambda: os.open(os.devnull, os.O_RDONLY))
+        stdout_fd = _claim(stack, 1, lambda: os.dup(2))
+        reader = asyncio.StreamReader(limit=_MAX_LINE)
+        read_transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), _unowned(stdin_fd, "rb")
+        )
+        stack.callback(read_transport.close)
+        write_transport, protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, _unowned(stdout_fd, "wb")
+        )
+        stack.callback(write_transport.close)
+        writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
+        yield LineReader(reader), PipeWriter(writer)
+
+
+def _usable() -> bool:
+    if sys.platform == "win32":
+        return False
+    try:
+        asyncio.get_running_loop()
+        if sys.stdin.fileno() != 0 or sys.stdout.fileno() != 1:
+            return False
+        stdin, stdout, stderr = os.fstat(0), os.fstat(1), os.fstat(2)
+    except (RuntimeError, AttributeError, ValueError, OSError):
+        return False
+    # A terminal's or a shared pipe's non-blocking flag would leak to stderr and to the shell.
+    shared = (stdout.st_dev, stdout.st_ino) == (stderr.st_dev, stderr.st_ino)
+    return _is_pipe(stdin) and _is_pipe(stdout) and not shared
+
+
+def _is_pipe(info: os.stat_result) -> bool:
+    return stat.S_ISFIFO(info.st_mode) or stat.S_ISSOCK(info.st_mode)
+
+
+def _claim(stack: AsyncExitStack, fd: int, diversion: Callable[[], int]) -> int:
+    """Move the wire behind ``fd`` to a private descriptor; point ``fd`` at ``diversion``."""
+    import fcntl
+
+    private = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    blocking = os.get_blocking(private)
+
+    def restore() -> None:
+        os.set_blocking(private, blocking)  # the flag belongs to the pipe, not to a descriptor
+        os.dup2(private, fd)
+        os.close(private)
+
+    stack.callback(restore)
+    other = diversion()
+    try:
+        os.dup2(other, fd)
+    finally:
+        os.close(other)
+    return private
+
+
+def _unowned(fd: int, mode: str) -> Any:
+    # The transport closes its file; the descriptor stays ours until it is restored.
+    return os.fdopen(fd, mode, buffering=0, closefd=False)

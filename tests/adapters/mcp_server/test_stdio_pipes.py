@@ -1,0 +1,95 @@
+"""The stdio transport over real pipes and over a file: large messages, stray output from tools,
+and the standard descriptors handed back as they were found."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from anyio.abc import Process
+
+pytestmark = pytest.mark.anyio
+
+ROOT = Path(__file__).resolve().parents[3]
+SERVER = ROOT / "tests" / "support" / "noisy_stdio_server.py"
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+BIG = "x" * 2_000_000  # far beyond asyncio's 64 KiB default line limit
+
+HANDSHAKE = [
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"},
+        },
+    },
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+]
+
+
+def _call(request_id: int, text: str) -> dict[str, Any]:
+    params = {"name": "shout", "arguments": {"text": text}}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+def _line(message: dict[str, Any]) -> bytes:
+    return (json.dumps(message) + "\n").encode()
+
+
+async def _read_line(process: Process, buffer: bytearray) -> dict[str, Any]:
+    assert process.stdout is not None
+    with anyio.fail_after(30):
+        while b"\n" not in buffer:
+            buffer.extend(await process.stdout.receive())
+    line, _, rest = bytes(buffer).partition(b"\n")
+    buffer[:] = rest
+    return json.loads(line)  # type: ignore[no-any-return]
+
+
+async def test_pipes_carry_large_messages_and_stray_output_goes_to_stderr() -> None:
+    async with await anyio.open_process(
+        [sys.executable, str(SERVER)], env=ENV, stderr=subprocess.PIPE
+    ) as process:
+        assert process.stdin is not None and process.stderr is not None
+        buffer = bytearray()
+        await process.stdin.send(_line(HANDSHAKE[0]))
+        assert (await _read_line(process, buffer))["result"]["serverInfo"]["name"] == "noisy"
+        await process.stdin.send(_line(HANDSHAKE[1]))
+        await process.stdin.send(_line(_call(2, "hi")))
+        small = await _read_line(process, buffer)
+        await process.stdin.send(_line(_call(3, BIG)))
+        big = await _read_line(process, buffer)
+        await process.stdin.aclose()
+        after = await _read_line(process, buffer)
+        with anyio.fail_after(30):
+            assert await process.wait() == 0
+        stderr = b"".join([chunk async for chunk in process.stderr]).decode()
+    assert small["id"] == 2 and small["result"]["content"][0]["text"] == "HI"
+    assert big["id"] == 3 and big["result"]["content"][0]["text"] == BIG.upper()
+    assert after == {"served": True, "blocking": [True, True]}
+    assert "stray print from a tool" in stderr and "stray write to fd 1" in stderr
+
+
+def test_stdin_from_a_file_is_served_too(tmp_path: Path) -> None:
+    requests = tmp_path / "requests.jsonl"
+    requests.write_bytes(b"".join(_line(m) for m in [*HANDSHAKE, _call(2, "from a file")]))
+    with requests.open("rb") as stdin:
+        done = subprocess.run(
+            [sys.executable, str(SERVER)], stdin=stdin, capture_output=True, env=ENV, timeout=60
+        )
+    assert done.returncode == 0, done.stderr.decode()
+    replies = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    by_id = {reply.get("id"): reply for reply in replies}
+    assert by_id[1]["result"]["serverInfo"]["name"] == "noisy"
+    # End of file closes the connection: a call still running is answered, with an error.
+    assert 2 in by_id
+    assert replies[-1] == {"served": True, "blocking": [True, True]}
