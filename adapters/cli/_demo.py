@@ -60,6 +60,12 @@ def demo_command(
     except KeyboardInterrupt:
         err_console.print("[yellow]interrupted[/]")
         raise typer.Exit(130) from None
+    except BaseExceptionGroup as group:
+        # Rich exits on a closed stdout (`toolkit demo | head`); the MCP pool's task group wraps
+        # that exit in a group, which is no reason for a traceback.
+        if group.subgroup(SystemExit) is None:
+            raise
+        raise SystemExit(1) from None
     except Exception as exc:
         problem = endpoint_problem(exc, choice)
         if problem is None:

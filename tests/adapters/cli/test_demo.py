@@ -206,6 +206,24 @@ def test_unreachable_endpoint_is_one_clear_line_and_exit_2() -> None:
     assert run.children and [pid for pid in run.children if _alive(pid)] == []
 
 
+def test_a_closed_stdout_ends_the_demo_quietly() -> None:
+    """``toolkit demo | head``: the reader goes away while the MCP server is up."""
+    proc = subprocess.Popen(
+        [str(TOOLKIT), "demo"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env=_env(),
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert "mcp-toolkit demo" in proc.stdout.readline().decode()
+    proc.stdout.close()  # every later write fails with a broken pipe
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1
+    assert "Traceback" not in err
+
+
 # -- in process: options that need no second process ---------------------------------------------
 
 
