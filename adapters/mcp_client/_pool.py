@@ -143,9 +143,10 @@ class McpClientPool:
         await self._portal.__aexit__(None, None, None)
         self._home.closed = True
         tg, self._tg, self._portal = self._tg, None, None
-        if isinstance(exc, Exception):
-            # The body failed: let its exception propagate as itself, not wrapped in the
-            # ExceptionGroup a task group would make of it.
+        if exc is not None and not isinstance(exc, anyio.get_cancelled_exc_class()):
+            # The body failed (or Ctrl-C / exit): let its exception propagate as itself, not
+            # wrapped in the ExceptionGroup a task group would make of it. Cancellation alone
+            # must reach the task group.
             tg.cancel_scope.cancel()
             await tg.__aexit__(None, None, None)
         else:
