@@ -148,11 +148,11 @@ def call_log(summary: RunSummary, records: Mapping[str, CallRecord]) -> Table:
     )
     table.add_column("turn", justify="right")
     table.add_column("tool", no_wrap=True)
-    table.add_column("arguments", overflow="fold", min_width=28)
+    table.add_column("arguments", overflow="fold", min_width=16, ratio=1)
     table.add_column("outcome", no_wrap=True)
     table.add_column("decision")
-    table.add_column("tries", justify="right")
-    table.add_column("ms", justify="right")
+    table.add_column("tries", justify="right", no_wrap=True)
+    table.add_column("ms", justify="right", no_wrap=True)
     for entry in summary.tool_calls:
         record = records.get(entry["call_id"])
         outcome = Text(entry["code"] or "ok", style="red" if entry["is_error"] else "green")
@@ -177,4 +177,5 @@ def footer(usage: Mapping[str, int], seconds: float) -> Text:
         )
     else:
         tokens = "tokens: none reported (a scripted model reads none)"
-    return Text(f"agent run: {seconds:.1f} s · {tokens}", style="dim")
+    took = f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
+    return Text(f"agent run: {took} · {tokens}", style="dim")
