@@ -82,6 +82,10 @@ class RunSummary:
 
     _HEAD = ("turn", "tool", "arguments", "outcome", "decision", "ms", "result")
 
+    def __repr__(self) -> str:
+        failed = len(self.errors)
+        return f"RunSummary({self._headline()}, {failed} failed, answer={_short(self.answer)!r})"
+
     def __str__(self) -> str:
         rows = [self._HEAD, *self._rows()]
         widths = [max(len(r[i]) for r in rows) for i in range(len(self._HEAD))]
