@@ -3,8 +3,9 @@
 Run: ``.venv/bin/python bench/bench_mcp_server.py [--quick]`` (about 1.5 minutes; ``--quick``
 is a smoke run whose figures mean little).
 
-* sequential ``tools/call`` per second over stdio, over streamable HTTP (stateless) and
-  in-process (no transport), with ``mcp.Client`` in both protocol generations;
+* sequential ``tools/call`` per second over stdio, over streamable HTTP (stateless; against
+  ``MCPServer``'s default SSE replies and its ``json_response=True``) and in-process (no
+  transport), with ``mcp.Client`` in both protocol generations;
 * ``tools/list`` of a 1000-tool registry: build time, listing time and bytes.
 
 Made to be trusted on a busy 2-core machine: both servers are started once per scenario and
@@ -244,17 +245,21 @@ async def transports(settings: Settings) -> list[Row]:
                 settings.calls,
             )
         )
-    async with _http_server("ours") as mine, _http_server("anchor") as theirs:
-        for mode in MODES:
-            rows.append(
-                await compare(
-                    f"http {mode}",
-                    _http_peer(mine, mode),
-                    _http_peer(theirs, mode),
-                    settings,
-                    settings.http_calls,
-                )
-            )
+    # MCPServer streams every reply as SSE unless told json_response=True; we answer a plain
+    # call with one JSON body by default. Both of its settings are measured.
+    async with _http_server("ours") as mine:
+        for anchor_kind, suffix in (("anchor", ""), ("anchor_json", ", MCPServer json_response")):
+            async with _http_server(anchor_kind) as theirs:
+                for mode in MODES:
+                    rows.append(
+                        await compare(
+                            f"http {mode}{suffix}",
+                            _http_peer(mine, mode),
+                            _http_peer(theirs, mode),
+                            settings,
+                            settings.http_calls,
+                        )
+                    )
     return rows
 
 
@@ -385,7 +390,11 @@ def _serve(kind: str, transport: str, port: int) -> None:
         return
     import uvicorn
 
-    app = http_app(ours()) if kind == "ours" else anchor().streamable_http_app(stateless_http=True)
+    if kind == "ours":
+        app = http_app(ours())
+    else:
+        json_response = kind == "anchor_json"
+        app = anchor().streamable_http_app(stateless_http=True, json_response=json_response)
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 
 import uvicorn
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -17,6 +18,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from adapters.mcp_server._auth import BearerGuard
+from adapters.mcp_server._json_replies import JsonRepliesFirst
 from adapters.mcp_server._server import RegistryServer
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "http_app", "serve_http"]
@@ -39,7 +41,7 @@ def http_app(
     allowed_hosts: Sequence[str] = (),
     allowed_origins: Sequence[str] = (),
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-    json_response: bool = False,
+    json_response: bool | None = None,
 ) -> ASGIApp:
     """An ASGI app serving ``server`` over streamable HTTP at ``path``.
 
@@ -55,22 +57,36 @@ def http_app(
             any port). ``"*"`` turns the ``Host``/``Origin`` check off (behind a trusted proxy).
         allowed_origins: More accepted ``Origin`` values (``https://app.example.com``).
         max_body_bytes: Larger request bodies get 413.
-        json_response: Answer with plain JSON instead of SSE (no progress notifications).
+        json_response: ``True`` answers every request with plain JSON (no progress
+            notifications), ``False`` with an SSE stream. ``None`` (default): stateless, a
+            request is answered as JSON unless it asks for progress or logs or opens a
+            ``subscriptions/listen`` stream, which get SSE; with sessions, always SSE.
 
     Returns:
         The ASGI application (run it with uvicorn or mount it in another Starlette app).
     """
     server.legacy_list_changed = not stateless
     server.changes.track_http = not stateless
-    app = server.streamable_http_app(
+    security = _security(host, allowed_hosts, allowed_origins)
+    sse_app = server.streamable_http_app(
         streamable_http_path=path,
         stateless_http=stateless,
-        json_response=json_response,
+        json_response=bool(json_response),
         max_request_body_size=max_body_bytes,
-        transport_security=_security(host, allowed_hosts, allowed_origins),
+        transport_security=security,
         host=host,
         custom_starlette_routes=[Route(_HEALTH_PATH, _health(server), methods=["GET"])],
     )
+    app: ASGIApp = sse_app
+    if stateless and json_response is None:
+        json_manager = StreamableHTTPSessionManager(
+            app=server,
+            json_response=True,
+            stateless=True,
+            security_settings=security,
+            max_request_body_size=max_body_bytes,
+        )
+        app = JsonRepliesFirst(sse_app, json_manager, path, max_body_bytes)
     if token is None:
         return app
     return BearerGuard(app, token, open_paths=frozenset({_HEALTH_PATH}))

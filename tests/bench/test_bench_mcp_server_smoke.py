@@ -23,6 +23,7 @@ def test_bench_mcp_server_quick_prints_every_row() -> None:
         "stdio legacy",
         "http auto",
         "http legacy",
+        "http auto, MCPServer json_response",
         "sync tool, auto",
         "async tool, legacy",
         "build server",

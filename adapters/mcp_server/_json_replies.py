@@ -1,0 +1,121 @@
+"""Answer a stateless POST with one JSON body unless something must be streamed before it.
+
+An SSE response costs the server a stream, its tasks and a keep-alive timer per request; a
+JSON response is one body (server CPU per call drops by about a quarter). The streamable HTTP
+spec lets the server pick per request, and a stateless request needs a stream only when
+something is sent before its result: progress (the request carries a ``progressToken``), log
+messages (a ``logLevel`` opt-in), or a ``subscriptions/listen`` stream. Those, and anything
+that is not one plain JSON-RPC request, keep the SDK's SSE path.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp_types import LOG_LEVEL_META_KEY
+from starlette.applications import Starlette
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+__all__ = ["JsonRepliesFirst"]
+
+_STREAMING_METHODS = frozenset({"subscriptions/listen"})
+_STREAMING_META = frozenset({"progressToken", LOG_LEVEL_META_KEY})
+
+
+class JsonRepliesFirst:
+    """ASGI app: POSTs to ``path`` that need no stream go to a JSON-response session manager.
+
+    Everything else, lifespan included, goes to ``app`` (the SDK's SSE app), whose lifespan
+    also runs the JSON manager.
+
+    Args:
+        app: The Starlette app from ``Server.streamable_http_app(stateless_http=True)``.
+        json_manager: A stateless session manager with ``json_response=True`` for the same
+            server and security settings.
+        path: The MCP endpoint path.
+        max_body_bytes: Bodies larger than this are not inspected (the SDK refuses them).
+    """
+
+    def __init__(
+        self,
+        app: Starlette,
+        json_manager: StreamableHTTPSessionManager,
+        path: str,
+        max_body_bytes: int,
+    ) -> None:
+        self._app: ASGIApp = app
+        self._json = json_manager
+        self._path = path
+        self._limit = max_body_bytes
+        app.router.lifespan_context = _both(app.router.lifespan_context, json_manager)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or _route(scope) != self._path:
+            await self._app(scope, receive, send)
+            return
+        messages, body, complete = await self._read(receive)
+        replay = _replay(messages, receive)
+        if complete and not _needs_stream(body):
+            await self._json.handle_request(scope, replay, send)
+        else:
+            await self._app(scope, replay, send)
+
+    async def _read(self, receive: Receive) -> tuple[list[Message], bytes, bool]:
+        """The request's first messages, up to the size limit, and whether that is all."""
+        messages: list[Message] = []
+        chunks: list[bytes] = []
+        size = 0
+        while size <= self._limit:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":
+                return messages, b"", False
+            chunk = message.get("body", b"")
+            chunks.append(chunk)
+            size += len(chunk)
+            if not message.get("more_body", False):
+                return messages, b"".join(chunks), size <= self._limit
+        return messages, b"", False
+
+
+def _needs_stream(body: bytes) -> bool:
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return True
+    if not isinstance(message, dict) or message.get("method") in _STREAMING_METHODS:
+        return True
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and not _STREAMING_META.isdisjoint(meta)
+
+
+def _route(scope: Scope) -> str:
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    return path[len(root) :] if root and path.startswith(root) else path
+
+
+def _replay(messages: list[Message], receive: Receive) -> Receive:
+    pending = list(messages)
+
+    async def replayed() -> Message:
+        return pending.pop(0) if pending else await receive()
+
+    return replayed
+
+
+def _both(
+    lifespan: Callable[[Any], AbstractAsyncContextManager[Any]],
+    json_manager: StreamableHTTPSessionManager,
+) -> Callable[[Any], AbstractAsyncContextManager[Any]]:
+    @asynccontextmanager
+    async def run(app: Any) -> AsyncIterator[Any]:
+        async with lifespan(app) as state, json_manager.run():
+            yield state
+
+    return run
