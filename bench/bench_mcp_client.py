@@ -66,7 +66,10 @@ def _http_server() -> tuple[subprocess.Popen[bytes], str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, str(SERVER), "--http", str(port)])
+    # Its stderr carries the SDK server's INFO log lines; this script prints timings only.
+    proc = subprocess.Popen(
+        [sys.executable, str(SERVER), "--http", str(port)], stderr=subprocess.DEVNULL
+    )
     for _ in range(200):
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
