@@ -1,6 +1,11 @@
 """LangChain: registry tools as ``BaseTool`` objects, results as ``ToolMessage`` objects."""
 
-from adapters.langchain.approval import approval_payload, interrupt_approver, to_approval
+from adapters.langchain.approval import (
+    approval_payload,
+    call_options,
+    interrupt_approver,
+    to_approval,
+)
 from adapters.langchain.injection import ContextKeys, Injection, find_injections
 from adapters.langchain.messages import result_artifact, result_content, to_tool_message
 from adapters.langchain.tool import RegistryTool, build_context, to_langchain_tools
@@ -11,6 +16,7 @@ __all__ = [
     "RegistryTool",
     "approval_payload",
     "build_context",
+    "call_options",
     "find_injections",
     "interrupt_approver",
     "result_artifact",

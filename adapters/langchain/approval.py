@@ -17,11 +17,13 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import var_child_runnable_config
+from langgraph.errors import GraphBubbleUp
 from langgraph.types import interrupt
 
-from toolkit.policy import Approval, Approver, CallRequest
+from toolkit.context import ToolContext
+from toolkit.policy import Approval, Approver, CallRequest, Policy
 
-__all__ = ["approval_payload", "in_graph", "interrupt_approver", "to_approval"]
+__all__ = ["approval_payload", "call_options", "in_graph", "interrupt_approver", "to_approval"]
 
 _SCRATCHPAD = "__pregel_scratchpad"  # set by LangGraph for code running inside a graph task
 _APPROVE = frozenset({"approve", "approved", "accept", "allow", "yes"})
@@ -89,3 +91,25 @@ def interrupt_approver(config: RunnableConfig) -> Approver:
             var_child_runnable_config.reset(token)
 
     return approve
+
+
+def call_options(
+    config: RunnableConfig | None,
+    *,
+    context: ToolContext,
+    call_id: str | None,
+    policy: Policy | None,
+) -> dict[str, Any]:
+    """Keyword arguments for ``registry.call`` from inside LangChain or a LangGraph graph.
+
+    Interrupts always propagate; inside a graph, ``"ask"`` is answered through ``interrupt()``.
+    """
+    options: dict[str, Any] = {
+        "context": context,
+        "call_id": call_id,
+        "policy": policy,
+        "propagate": (GraphBubbleUp,),
+    }
+    if config is not None and in_graph(config):
+        options["approver"] = interrupt_approver(config)
+    return options

@@ -16,11 +16,10 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
-from langgraph.errors import GraphBubbleUp
 from langgraph.prebuilt import ToolRuntime
 from pydantic import ConfigDict, Field
 
-from adapters.langchain.approval import in_graph, interrupt_approver
+from adapters.langchain.approval import call_options
 from adapters.langchain.injection import (
     ContextKeys,
     Injection,
@@ -177,14 +176,7 @@ class RegistryTool(BaseTool):
             injections=self.injections,
             context_keys=self.context_keys,
         )
-        options: dict[str, Any] = {
-            "context": context,
-            "call_id": call_id,
-            "policy": self.policy,
-            "propagate": (GraphBubbleUp,),
-        }
-        if in_graph(config):
-            options["approver"] = interrupt_approver(config)  # type: ignore[arg-type]
+        options = call_options(config, context=context, call_id=call_id, policy=self.policy)
         return kwargs, options
 
     def _answer(self, result: ToolResult) -> ToolMessage | str | list[Any]:

@@ -7,10 +7,9 @@ from typing import Any
 
 from langchain_core.messages import ToolCall
 from langchain_core.runnables import RunnableConfig
-from langgraph.errors import GraphBubbleUp
 from langgraph.prebuilt import ToolRuntime
 
-from adapters.langchain.approval import in_graph, interrupt_approver
+from adapters.langchain.approval import call_options
 from adapters.langchain.injection import ContextKeys, Injection, find_injections
 from adapters.langchain.messages import to_tool_message
 from adapters.langchain.tool import build_context
@@ -83,14 +82,7 @@ class ToolExecutor:
             injections=injections,
             context_keys=self.context_keys,
         )
-        options: dict[str, Any] = {
-            "context": context,
-            "call_id": call_id,
-            "policy": self.policy,
-            "propagate": (GraphBubbleUp,),
-        }
-        if in_graph(config):
-            options["approver"] = interrupt_approver(config)
+        options = call_options(config, context=context, call_id=call_id, policy=self.policy)
         return options
 
     def _update(self, task: ToolTask, result: ToolResult) -> dict[str, Any]:

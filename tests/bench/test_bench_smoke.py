@@ -1,4 +1,4 @@
-"""``bench/bench_core.py --quick`` runs to the end and prints every row (figures are not judged)."""
+"""Every benchmark's ``--quick`` run goes to the end and prints every row (figures not judged)."""
 
 from __future__ import annotations
 
@@ -6,25 +6,47 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
-
-def test_bench_core_quick_prints_every_row() -> None:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "bench_core.py"), "--quick"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    for row in (
+ROWS = {
+    "bench_core.py": (
         "decorate 100 functions",
         "build 100 input schemas",
         "decorate + build",
         "call sync tool: call_sync / invoke",
         "call async tool: await call / ainvoke",
         "await call of a sync tool (worker thread)",
-    ):
+        "µs CPU",
+        "langchain",
+    ),
+    "bench_mcp_server.py": (
+        "stdio auto",
+        "stdio legacy",
+        "http auto",
+        "http legacy",
+        "http auto, MCPServer json_response",
+        "sync tool, auto",
+        "async tool, legacy",
+        "build server",
+        "tools/list time",
+        "tools/list size",
+        "MCPServer calls/s",
+        "server CPU",
+    ),
+}
+
+
+@pytest.mark.parametrize("script", sorted(ROWS))
+def test_quick_run_prints_every_row(script: str) -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / script), "--quick"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    for row in ROWS[script]:
         assert row in done.stdout, f"{row!r} missing from:\n{done.stdout}"
-    assert "µs CPU" in done.stdout and "langchain" in done.stdout
