@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 from collections import deque
@@ -332,19 +333,10 @@ class ToolRegistry:
         fast = self.invoker.call_inline(name, arguments, context, call_id=call_id, policy=policy)
         if fast is not None:
             return fast
-
-        async def run() -> ToolResult:
-            return await self.invoker.call(
-                name,
-                arguments,
-                context,
-                call_id=call_id,
-                approver=approver,
-                policy=policy,
-                propagate=propagate,
-            )
-
-        return run_sync(run)
+        call = functools.partial(
+            self.call, call_id=call_id, approver=approver, policy=policy, propagate=propagate
+        )
+        return run_sync(call, name, arguments, context)
 
     async def call_many(
         self,
