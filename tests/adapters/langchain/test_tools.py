@@ -15,6 +15,7 @@ from langgraph.types import Command
 
 from adapters.langchain import to_langchain_tools
 from adapters.testing import ScriptedChatModel
+from tests.toolkit.tools_for_tests import add
 from toolkit import (
     ExceptionProcessor,
     ImageContent,
@@ -28,17 +29,6 @@ from toolkit.spec import ToolSpec
 
 class Fatal(Exception):
     pass
-
-
-@mcp_tool
-def add(a: int, b: int = 1) -> int:
-    """Add two numbers.
-
-    Args:
-        a: First number.
-        b: Second number.
-    """
-    return a + b
 
 
 @mcp_tool

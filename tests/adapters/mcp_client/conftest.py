@@ -83,3 +83,14 @@ def peers() -> Path:
             f"third-party MCP servers missing ({', '.join(missing)}); run tests/support/peers.sh"
         )
     return PEERS
+
+
+@pytest.fixture
+def http_config(http_server: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """A config for ``http_server``: its token from ``${TEST_MCP_TOKEN}``, tenant as a header."""
+    monkeypatch.setenv("TEST_MCP_TOKEN", "s3cret-token")
+    return {
+        "url": http_server,
+        "auth": {"type": "bearer", "token": "${TEST_MCP_TOKEN}"},
+        "context_headers": {"tenant": "x-tenant"},
+    }

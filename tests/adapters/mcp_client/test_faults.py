@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 
@@ -70,16 +71,11 @@ async def test_server_that_never_answers_fails_the_connect_in_bounded_time() -> 
 
 
 async def test_http_server_works_and_sends_allowlisted_headers(
-    http_server: str, monkeypatch: pytest.MonkeyPatch
+    http_config: dict[str, Any],
 ) -> None:
     from toolkit.context import ToolContext
 
-    monkeypatch.setenv("TEST_MCP_TOKEN", "s3cret-token")
-    config = {
-        "url": http_server,
-        "auth": {"type": "bearer", "token": "${TEST_MCP_TOKEN}"},
-        "context_headers": {"tenant": "x-tenant"},
-    }
+    config = http_config
     async with McpClientPool({"h": config}) as pool:
         echo = await pool.call("h", "echo", {"text": "over http"})
         who = await pool.call("h", "whoami", {}, ToolContext(values={"tenant": "acme"}))

@@ -180,14 +180,9 @@ def test_langchain_invoke_of_a_remote_tool() -> None:
 
 @pytest.mark.anyio
 async def test_forwarded_http_calls_keep_their_own_context_headers(
-    http_server: str, monkeypatch: pytest.MonkeyPatch
+    http_config: dict[str, Any],
 ) -> None:
-    monkeypatch.setenv("TEST_MCP_TOKEN", "s3cret-token")
-    config = {
-        "url": http_server,
-        "auth": {"type": "bearer", "token": "${TEST_MCP_TOKEN}"},
-        "context_headers": {"tenant": "x-tenant"},
-    }
+    config = http_config
     async with McpClientPool({"h": config}) as pool:
         registry = ToolRegistry()
         await pool.register_into(registry)
