@@ -31,8 +31,8 @@ def closest(word: str, choices: Sequence[str], n: int = 3) -> list[str]:
     """Up to ``n`` names in ``choices`` that look like ``word`` (typos, case, separators)."""
     lowered = {c.lower(): c for c in choices}
     hits = difflib.get_close_matches(word.lower(), list(lowered), n=n, cutoff=0.6)
-    if not hits:  # "bins" for "query_bins": containment is a strong hint too
-        hits = [c for c in lowered if word.lower() in c or c in word.lower()][:n]
+    if not hits and len(word) >= 3:  # "bins" for "query_bins": containment is a strong hint
+        hits = [c for c in lowered if word.lower() in c or (len(c) >= 3 and c in word.lower())][:n]
     return [lowered[h] for h in hits]
 
 

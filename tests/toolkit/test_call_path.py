@@ -328,3 +328,10 @@ def test_records_hold_json_data_not_validated_objects() -> None:
     assert record.arguments == {"code": "A-01-01", "status": "locked"}
     assert type(record.arguments["status"]) is str
     assert json.loads(str(record))["arguments"]["status"] == "locked"
+
+
+def test_no_did_you_mean_guess_from_a_single_letter(registry: ToolRegistry) -> None:
+    result = registry.call_sync("a", {})
+    assert result.code is ErrorCode.TOOL_NOT_FOUND
+    assert "Did you mean" not in result.content and "Available tools:" in result.content
+    assert "did you mean" not in registry.call_sync("add", {"a": 1, "x": 2}).content
