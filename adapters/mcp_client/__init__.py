@@ -24,9 +24,9 @@ with the fix instead of hanging.
 """
 
 from adapters.mcp_client._config import AuthConfig, McpConfigError, McpServerConfig, load_mcp_config
-from adapters.mcp_client._network import NetworkPolicy, NetworkPolicyError
 from adapters.mcp_client._pool import McpClientPool, ServerStatus
 from adapters.mcp_client._remote_tool import RemoteTool, sanitize_name
+from toolkit.network import NetworkPolicy, NetworkPolicyError
 
 __all__ = [
     "AuthConfig",

@@ -30,9 +30,9 @@ from mcp.client.streamable_http import streamable_http_client
 from adapters.mcp_client._config import McpServerConfig, expand
 from adapters.mcp_client._errors import FailureFacts, is_connection_lost, to_tool_error
 from adapters.mcp_client._home import HomeLoop
-from adapters.mcp_client._network import NetworkPolicy, NetworkPolicyError
 from adapters.mcp_client._process import ChildProcess, stdio_transport
 from toolkit.errors import ErrorCode, ToolError
+from toolkit.network import NetworkPolicy, NetworkPolicyError
 
 __all__ = ["Connection", "ConnectionState"]
 

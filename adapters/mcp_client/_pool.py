@@ -20,11 +20,11 @@ from anyio.from_thread import BlockingPortal
 from adapters.mcp_client._config import McpServerConfig, load_mcp_config, parse_servers
 from adapters.mcp_client._connection import Connection, ConnectionState
 from adapters.mcp_client._home import HomeLoop
-from adapters.mcp_client._network import NetworkPolicy
 from adapters.mcp_client._remote_tool import RemoteTool
 from toolkit._sync import get_portal
 from toolkit.context import ToolContext
 from toolkit.errors import RegistrationError, ToolError
+from toolkit.network import NetworkPolicy
 from toolkit.registry import ToolRegistry
 from toolkit.result import ToolResult
 from toolkit.spec import is_valid_name

@@ -1,4 +1,8 @@
-"""Which HTTP targets a server config may point at: :class:`NetworkPolicy`."""
+"""Which network targets a tool source may reach: :class:`NetworkPolicy`.
+
+Shared by every source that opens connections (remote MCP servers over HTTP, HTTP endpoint
+tools), so one policy object governs them all.
+"""
 
 from __future__ import annotations
 
