@@ -12,6 +12,7 @@ from toolkit.decorator import ToolDefinition, mcp_tool
 from toolkit.errors import ErrorCode, RegistrationError, ToolError
 from toolkit.function_tool import FunctionTool
 from toolkit.invoker import Invoker
+from toolkit.options import CallOptions
 from toolkit.policy import Approval, Approver, CallRequest, Decision, Policy, default_policy
 from toolkit.processor import ExceptionProcessor
 from toolkit.registry import ENTRY_POINT_GROUP, ToolRegistry
@@ -36,6 +37,7 @@ __all__ = [
     "Approver",
     "ArgumentProblem",
     "AudioContent",
+    "CallOptions",
     "CallRecord",
     "CallRequest",
     "Content",

@@ -7,11 +7,12 @@ from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from toolkit._messages import describe_type
+from toolkit._describe import describe_type
 
 if TYPE_CHECKING:
     from toolkit.result import ToolResult
     from toolkit.spec import ToolSpec
+    from toolkit.tool import Tool
 
 _STYLE = (
     "<style>.tk-t{border-collapse:collapse;font-size:13px}"
@@ -47,17 +48,45 @@ def _badges(spec: ToolSpec) -> str:
     return out
 
 
-def registry_html(specs: Sequence[ToolSpec]) -> str:
-    """A table of tools: name, description, parameters with types and descriptions."""
-    rows = "".join(
-        f"<tr><td><b>{escape(s.name)}</b>{_badges(s)}</td>"
-        f"<td>{escape(s.description.split(chr(10) + chr(10))[0])}</td><td>{_params(s)}</td>"
-        f"<td><small>{escape(s.source.split(' (')[0])}</small></td></tr>"
-        for s in specs
-    )
+def _row(tool: Tool) -> str:
+    try:
+        s = tool.spec
+        return (
+            f"<tr><td><b>{escape(s.name)}</b>{_badges(s)}</td>"
+            f"<td>{escape(s.description.split(chr(10) + chr(10))[0])}</td><td>{_params(s)}</td>"
+            f"<td><small>{escape(s.source.split(' (')[0])}</small></td></tr>"
+        )
+    except Exception as exc:  # one broken tool must not hide the others
+        return (
+            f"<tr><td><b>{escape(_safe_name(tool))}</b></td><td class='tk-r' colspan='3'>"
+            f"cannot be described: {escape(type(exc).__name__)}: {escape(str(exc))}</td></tr>"
+        )
+
+
+def _safe_name(tool: Any) -> str:
+    try:
+        return str(tool.name)
+    except Exception:
+        return "?"
+
+
+def registry_html(tools: Sequence[Tool]) -> str:
+    """A table of tools: name, description, parameters with types and descriptions.
+
+    A tool whose spec cannot be built shows its error in its own row.
+    """
+    rows = "".join(_row(t) for t in tools)
     return (
-        f"{_STYLE}<table class='tk-t'><caption>{len(specs)} tools</caption>"
+        f"{_STYLE}<table class='tk-t'><caption>{len(tools)} tools</caption>"
         f"<tr><th>tool</th><th>description</th><th>parameters</th><th>source</th></tr>{rows}</table>"
+    )
+
+
+def error_html(what: str, exc: BaseException) -> str:
+    """What a notebook shows for an object whose own HTML could not be built."""
+    return (
+        f"{_STYLE}<div class='tk-r'><b>{escape(what)}</b>: cannot be shown "
+        f"({escape(type(exc).__name__)}: {escape(str(exc))})</div>"
     )
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from typing import Any
 
+from toolkit._describe import describe_type
 from toolkit.errors import ErrorCode, ToolError
 from toolkit.spec import ToolSpec
 from toolkit.tool import ArgumentProblem
@@ -69,41 +69,6 @@ def parse_error(detail: str) -> ToolError:
         'object, e.g. {"name": "value"}.',
         code=ErrorCode.PARSE_ERROR,
     )
-
-
-def describe_type(schema: Any) -> str:
-    """A short reading of a JSON Schema: ``integer >= 1``, ``one of 'a', 'b'``, ``array of string``."""
-    if not isinstance(schema, dict):
-        return "any value"
-    if "enum" in schema:
-        return "one of " + ", ".join(repr(v) for v in schema["enum"])
-    if "const" in schema:
-        return f"exactly {schema['const']!r}"
-    for key in ("anyOf", "oneOf"):
-        if key in schema:
-            parts = [describe_type(s) for s in schema[key]]
-            return " or ".join(dict.fromkeys(parts))
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        return " or ".join(str(k) for k in kind)
-    if kind == "array":
-        return f"array of {describe_type(schema.get('items'))}"
-    text = str(kind) if kind else "any value"
-    if fmt := schema.get("format"):
-        text += f" ({fmt})"
-    bounds = [
-        f"{op} {schema[key]}"
-        for key, op in (
-            ("minimum", ">="),
-            ("exclusiveMinimum", ">"),
-            ("maximum", "<="),
-            ("exclusiveMaximum", "<"),
-            ("minLength", "length >="),
-            ("maxLength", "length <="),
-        )
-        if key in schema
-    ]
-    return text + (" " + ", ".join(bounds) if bounds else "")
 
 
 def _param_hint(spec: ToolSpec, param: str) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 MASK = "***"
@@ -13,6 +13,8 @@ SECRET_NAME = re.compile(
     r"pass(word|wd|phrase)?|pwd|token|secret|api[_-]?key|apikey|auth|credential|private[_-]?key|cookie",
     re.IGNORECASE,
 )
+
+_MAX_INT_BITS = 4096
 
 # Shorter values are too likely to occur by chance in ordinary text.
 _MIN_SECRET_LEN = 4
@@ -32,6 +34,8 @@ def redact_arguments(value: Any) -> Any:
         }
     if isinstance(value, list):
         return [redact_arguments(v) for v in value]
+    if isinstance(value, int) and value.bit_length() > _MAX_INT_BITS:
+        return f"<integer of {value.bit_length()} bits>"  # past what str() and JSON may print
     return value
 
 
@@ -54,4 +58,68 @@ def redact_text(text: str, secrets: Iterable[str]) -> str:
     """``text`` with every occurrence of each secret replaced by ``***`` (longest first)."""
     for secret in sorted({s for s in secrets if len(s) >= _MIN_SECRET_LEN}, key=len, reverse=True):
         text = text.replace(secret, MASK)
+    return text
+
+
+# -- secrets in free text ------------------------------------------------------------------------
+# Exception messages and tracebacks are written by libraries that know nothing of secrets. These
+# patterns catch the common ways a secret ends up in such text; the value is masked, the key or
+# scheme stays so the reader still knows what was there.
+
+_KEY = (
+    r"[\w.-]*(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key"
+    r"|private[_-]?key|credential|session[_-]?id|cookie)[\w.-]*"
+)
+_TEXT_PATTERNS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+    # PEM private keys, whole block
+    (
+        re.compile(
+            r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
+            re.DOTALL,
+        ),
+        MASK,
+    ),
+    # scheme://user:password@host
+    (re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*):[^/\s@]+@"), rf"\1:{MASK}@"),
+    # Authorization: Bearer xyz / Authorization=Basic xyz
+    (
+        re.compile(
+            r"(?i)(\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|digest)?\s*)"
+            r"[^\s,;'\"]+"
+        ),
+        rf"\1{MASK}",
+    ),
+    (re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{6,}"), rf"\1{MASK}"),
+    # password=..., "api_key": "...", token: ...
+    (
+        re.compile(rf"(?i)(\b{_KEY}[\"']?\s*[:=]\s*)(\"[^\"]*\"|'[^']*'|[^\s,;&}}\])]+)"),
+        lambda m: m[1] + (m[2][0] + MASK + m[2][0] if m[2][0] in "\"'" else MASK),
+    ),
+    # well-known key formats
+    (
+        re.compile(
+            r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"  # AWS access key id
+            r"|\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_\w{20,}"  # GitHub
+            r"|\bglpat-[\w-]{20,}"  # GitLab
+            r"|\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"  # model providers
+            r"|\bxox[abprs]-[A-Za-z0-9-]{10,}"  # Slack
+            r"|\bAIza[0-9A-Za-z_-]{35}"  # Google API key
+            r"|\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,}"  # Stripe
+            r"|\beyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]{8,}"  # JWT
+        ),
+        MASK,
+    ),
+)
+
+
+def scrub_secrets(text: str) -> str:
+    """``text`` with secrets in common shapes masked: key=value pairs with secret-like keys,
+    ``Authorization`` headers and bearer tokens, passwords in URLs, well-known key formats.
+
+    Example:
+        >>> scrub_secrets("login failed for postgres://app:hunter22@db/x, token=abc123")
+        'login failed for postgres://app:***@db/x, token=***'
+    """
+    for pattern, replacement in _TEXT_PATTERNS:
+        text = pattern.sub(replacement, text)
     return text

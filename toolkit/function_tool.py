@@ -129,6 +129,9 @@ class FunctionTool:
         return f"FunctionTool({self._name!r}, {where(self._fn)})"
 
     def _repr_html_(self) -> str:
-        from toolkit._html import spec_html
+        from toolkit._html import error_html, spec_html
 
-        return spec_html(self.spec)
+        try:
+            return spec_html(self.spec)
+        except Exception as exc:  # a notebook shows the problem instead of a traceback
+            return error_html(self._name, exc)

@@ -1,38 +1,47 @@
-"""The single call path: look up → parse → validate → policy → run (timeout, retries) → result.
+"""The single call path: look up → parse → validate → policy → approval → run → result.
 
 Every sink (LangChain, LangGraph, the MCP server, the CLI) calls tools through here, so every
 call is validated, guarded, timed, retried, recorded and turned into a message the same way.
+
+The path is written once (:meth:`Invoker._pipeline`). :meth:`Invoker.call` awaits it;
+:meth:`Invoker.call_sync` drives the very same steps in the caller's thread, blocking where the
+async path suspends (see :mod:`toolkit._waiting`), so a policy, an approver, a timeout, a retry
+or a propagated exception behaves the same whichever entry point a sink uses.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import itertools
-import json
 import logging
 import os
+import random
 import time
+import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import anyio
 from pydantic_core import to_jsonable_python
-from tenacity import RetryCallState, wait_exponential_jitter
 
-from toolkit import _messages
-from toolkit._redact import redact_arguments, redact_text, secret_values
+from toolkit import _arguments, _messages
+from toolkit._redact import redact_arguments, redact_text, scrub_secrets, secret_values
+from toolkit._sync import run_sync
+from toolkit._waiting import ASYNC, SYNC, Waiting, drive
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode, RegistrationError, ToolError
 from toolkit.function_tool import FunctionTool
+from toolkit.options import DEFAULT_OPTIONS, CallOptions
 from toolkit.policy import Approval, Approver, CallRequest, Policy, default_policy
 from toolkit.processor import ExceptionProcessor, Outcome
 from toolkit.result import CallRecord, ToolResult
 from toolkit.tool import ArgumentProblem, InvalidArguments, Tool
 
-__all__ = ["Invoker", "new_call_id"]
+__all__ = ["DEFAULT_TIMEOUT", "Invoker", "new_call_id"]
 
 log = logging.getLogger("toolkit.calls")
+
+#: Seconds a local tool may run when neither the tool nor the call sets a timeout.
+DEFAULT_TIMEOUT = 300.0
 
 _ids = itertools.count(1)
 _prefix = os.urandom(3).hex()
@@ -63,6 +72,8 @@ class Invoker:
         secrets: Values never to show in messages (API keys of the application…).
         on_record: Called with each :class:`CallRecord`.
         retry_wait: ``(initial, max)`` seconds of the exponential backoff between attempts.
+        timeout: Seconds a local function may run when neither it nor the call sets a timeout
+            (``None``: no limit).
     """
 
     def __init__(
@@ -75,6 +86,7 @@ class Invoker:
         secrets: tuple[str, ...] = (),
         on_record: Callable[[CallRecord], None] | None = None,
         retry_wait: tuple[float, float] = (0.2, 2.0),
+        timeout: float | None = DEFAULT_TIMEOUT,
     ) -> None:
         self.tools = tools
         self.processor = processor
@@ -82,96 +94,76 @@ class Invoker:
         self.approver = approver
         self.secrets = secrets
         self.on_record = on_record
-        self._wait = wait_exponential_jitter(multiplier=retry_wait[0], max=retry_wait[1])
+        self.retry_wait = retry_wait
+        self.timeout = timeout
 
-    # -- public entry points -------------------------------------------------------------------
+    # -- entry points: one path, two ways of waiting -------------------------------------------
 
     async def call(
         self,
         name: str,
-        arguments: Mapping[str, Any] | str | None,
-        context: ToolContext | None = None,
-        *,
-        call_id: str | None = None,
-        approver: Approver | None = None,
-        policy: Policy | None = None,
-        propagate: tuple[type[BaseException], ...] = (),
+        arguments: Mapping[str, Any] | str | bytes | None,
+        options: CallOptions = DEFAULT_OPTIONS,
     ) -> ToolResult:
         """Call a tool; failures come back as error results unless a rule says raise."""
+        return await self._pipeline(name, arguments, options, ASYNC)
+
+    def call_sync(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | str | bytes | None,
+        options: CallOptions = DEFAULT_OPTIONS,
+    ) -> ToolResult:
+        """:meth:`call`, blocking: local sync functions run right here (or in a worker thread
+        when a timeout applies); other tools run on the shared background loop."""
+        tool = self.tools.get(name)
+        if tool is None or (isinstance(tool, FunctionTool) and not tool.is_async):
+            return drive(self._pipeline(name, arguments, options, SYNC))  # type: ignore[no-any-return]
+        return run_sync(self.call, name, arguments, options)
+
+    # -- the path ------------------------------------------------------------------------------
+
+    async def _pipeline(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | str | bytes | None,
+        options: CallOptions,
+        wait: Waiting,
+    ) -> ToolResult:
         started, t0 = time.time(), time.perf_counter()
-        ref = call_id or new_call_id()
-        ctx = _context(context, name, ref)
-        tool: Tool | None = None
+        ref = options.call_id or new_call_id()
+        ctx = _context(options.context, name, ref)
         args: Any = arguments
         decision, attempts = "allow", 0
         try:
-            tool, args = self._prepare(name, arguments)
-            decision, args = await self._decide(tool, args, ctx, policy, approver)
-            result, attempts = await self._run(tool, args, ctx, propagate, ref)
+            tool = self._lookup(name)
+            args = self._parse(arguments)
+            args = self._validate(tool, args)
+            decision, args = await self._decide(tool, args, ctx, options, wait)
+            result, attempts = await self._run(tool, args, ctx, options, ref, wait)
         except _Failed as failed:
-            result, decision = self._fail(name, failed.error, ref, arguments), failed.decision
+            result, decision = self._fail(name, failed.error, ref, args), failed.decision
         except BaseException:
-            self._record(name, args, ref, None, "raised", attempts, decision, started, t0)
+            self._record(name, args, ref, None, "raised", attempts, decision, started, t0, options)
             raise
-        return self._finish(name, args, ref, result, attempts, decision, started, t0)
-
-    def call_inline(
-        self,
-        name: str,
-        arguments: Mapping[str, Any] | str | None,
-        context: ToolContext | None = None,
-        *,
-        call_id: str | None = None,
-        policy: Policy | None = None,
-    ) -> ToolResult | None:
-        """Call a plain sync tool in this thread, or return ``None`` if it needs the event loop.
-
-        The fast path of ``call_sync``: no thread hop, no loop. Taken only for a local sync
-        function with no timeout, no retries, and a policy that simply allows it.
-        """
-        tool = self.tools.get(name)
-        try:
-            options = tool.spec.options if isinstance(tool, FunctionTool) else None
-        except RegistrationError:
-            return None  # the full path turns it into an error result
-        if not (
-            isinstance(tool, FunctionTool)
-            and options is not None
-            and not tool.is_async
-            and options.timeout is None
-            and options.retries == 0
-            and options.processor is None
-            and not any(r.action == "retry" for r in self.processor.rules)
-        ):
-            return None
-        started, t0 = time.time(), time.perf_counter()
-        ref = call_id or new_call_id()
-        args: Any = arguments
-        try:
-            _, args = self._prepare(name, arguments)
-            decision = (policy or self.policy)(CallRequest(name, args, tool.spec, _EMPTY))
-            if decision != "allow":
-                if inspect.iscoroutine(decision):
-                    decision.close()  # an async policy: decided again on the event loop
-                return None
-            ctx = _context(context, name, ref)
-            try:
-                result = tool.call_inline(args, ctx)
-            except Exception as exc:
-                outcome = self._outcome(exc, tool, ref)
-                if outcome.action == "raise":
-                    raise
-                result = self._fail(name, outcome.error, ref, args)
-        except _Failed as failed:
-            result = self._fail(name, failed.error, ref, arguments)
-        except BaseException:
-            self._record(name, args, ref, None, "raised", 1, "allow", started, t0)
-            raise
-        return self._finish(name, args, ref, result, 1, "allow", started, t0)
+        result.tool, result.call_id = result.tool or name, ref
+        result.record = self._record(
+            name,
+            args,
+            ref,
+            result.code,
+            "error" if result.is_error else "ok",
+            attempts,
+            decision,
+            started,
+            t0,
+            options,
+        )
+        return result
 
     # -- steps ---------------------------------------------------------------------------------
 
-    def _prepare(self, name: str, arguments: Mapping[str, Any] | str | None) -> tuple[Tool, Any]:
+    def _lookup(self, name: str) -> Tool:
         tool = self.tools.get(name)
         if tool is None:
             raise _Failed(self._processed(_messages.tool_not_found(name, list(self.tools))))
@@ -180,10 +172,23 @@ class Invoker:
         except RegistrationError as exc:
             log.error("tool %s cannot be called: %s", name, exc)
             raise _Failed(self._processed(_messages.misconfigured(name))) from None
-        args = _parse(arguments)
-        return tool, self._validate(tool, args)
+        return tool
+
+    def _parse(self, arguments: Mapping[str, Any] | str | bytes | None) -> dict[str, Any]:
+        try:
+            return _arguments.parse(arguments)
+        except _arguments.ArgumentsRejected as exc:
+            raise _Failed(self._processed(exc.error)) from None
 
     def _validate(self, tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return self._check(tool, args)
+        except _Failed:
+            raise
+        except (Exception, RecursionError) as exc:  # hostile values a validator chokes on
+            raise _Failed(self._processed(_arguments.unreadable(exc))) from None
+
+    def _check(self, tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
         spec = tool.spec
         props = spec.parameters
         problems: list[ArgumentProblem] = []
@@ -200,7 +205,9 @@ class Invoker:
             validated = tool.validate(args)
         except InvalidArguments as exc:
             retried = (
-                _decode_json_strings(tool, args, exc) if spec.options.coerce_json_strings else None
+                _arguments.decode_json_strings(tool, args, exc)
+                if spec.options.coerce_json_strings
+                else None
             )
             validated = None
             if retried is not None:
@@ -219,33 +226,25 @@ class Invoker:
         tool: Tool,
         args: dict[str, Any],
         ctx: ToolContext,
-        policy: Policy | None,
-        approver: Approver | None,
+        options: CallOptions,
+        wait: Waiting,
     ) -> tuple[str, dict[str, Any]]:
         request = CallRequest(tool.name, args, tool.spec, ctx)
-        decision = await _maybe_await((policy or self.policy)(request))
+        decision = await wait.settle((options.policy or self.policy)(request))
         if decision == "allow":
             return "allow", args
         if decision == "deny":
-            raise _Failed(
-                ToolError(
-                    "This call is not allowed by the application's policy. Do not retry it; "
-                    "tell the user it was refused.",
-                    code=ErrorCode.DENIED,
-                ),
-                "deny",
-            )
-        answer = approver or self.approver
+            raise _Failed(_denied("This call is not allowed by the application's policy."), "deny")
+        answer = options.approver or self.approver
         if answer is None:
             raise _Failed(
-                ToolError(
-                    "This call needs a human's approval and no one is available to approve it. "
-                    "Do not retry it; tell the user it needs approval.",
-                    code=ErrorCode.DENIED,
+                _denied(
+                    "This call needs a human's approval and no one is available to approve it.",
+                    "tell the user it needs approval.",
                 ),
                 "deny",
             )
-        approval: Approval = await _maybe_await(answer(request))
+        approval: Approval = await wait.settle(answer(request))
         if not approval.approved:
             reason = (approval.reason or "").strip()
             why = (
@@ -261,7 +260,7 @@ class Invoker:
                 "rejected",
             )
         if approval.arguments is not None:
-            return "edited", self._validate(tool, _parse(approval.arguments))
+            return "edited", self._validate(tool, self._parse(approval.arguments))
         return "approved", args
 
     async def _run(
@@ -269,47 +268,51 @@ class Invoker:
         tool: Tool,
         args: dict[str, Any],
         ctx: ToolContext,
-        propagate: tuple[type[BaseException], ...],
+        options: CallOptions,
         ref: str,
+        wait: Waiting,
     ) -> tuple[ToolResult, int]:
-        options = tool.spec.options
-        budget, attempt = options.retries, 0
+        own = tool.spec.options
+        timeout = options.timeout or own.timeout
+        if timeout is None and isinstance(tool, FunctionTool):
+            timeout = self.timeout
+        budget, attempt = own.retries, 0
         while True:
             attempt += 1
             ctx.attempt = attempt
             try:
-                if options.timeout is None:
-                    return await tool.call(args, ctx), attempt
-                with anyio.move_on_after(options.timeout) as scope:
-                    result = await tool.call(args, ctx)
-                if not scope.cancelled_caught:
-                    return result, attempt
-                raise ToolError(
-                    f"The tool did not finish within {options.timeout:g} s and was stopped.",
-                    code=ErrorCode.TIMEOUT,
-                )
-            except propagate:
+                return await wait.run(tool, args, ctx, timeout), attempt
+            except options.propagate:
                 raise
-            except Exception as exc:
-                outcome = self._outcome(exc, tool, ref)
+            except (KeyboardInterrupt, GeneratorExit):
+                raise
+            except BaseException as exc:  # SystemExit from a tool is a failed call too
+                if wait.cancelled(exc):
+                    raise
+                outcome = self._outcome(exc, tool, ref, args)
                 if outcome.action == "raise":
                     raise
                 if outcome.action == "retry":
                     budget = outcome.retries if outcome.retries is not None else max(budget, 1)
                 if (outcome.action == "retry" or outcome.error.retryable) and attempt <= budget:
-                    await anyio.sleep(self._backoff(attempt))
+                    await wait.sleep(self._backoff(attempt))
                     continue
                 return self._fail(tool.name, outcome.error, ref, args), attempt
 
     # -- helpers -------------------------------------------------------------------------------
 
-    def _outcome(self, exc: Exception, tool: Tool, ref: str) -> Outcome:
+    def _outcome(self, exc: BaseException, tool: Tool, ref: str, args: Any) -> Outcome:
         own = tool.spec.options.processor
         processor = own if own is not None and own.match(exc) is not None else self.processor
         outcome = processor.process(exc, ref=ref)
-        if not isinstance(exc, ToolError):
+        if not isinstance(exc, ToolError) and log.isEnabledFor(logging.WARNING):
+            trace = "".join(traceback.format_exception(exc)).rstrip()
             log.warning(
-                "tool %s raised %s (ref %s)", tool.name, type(exc).__name__, ref, exc_info=exc
+                "tool %s raised %s (ref %s)\n%s",
+                tool.name,
+                type(exc).__name__,
+                ref,
+                self._scrub(trace, args),
             )
         return outcome
 
@@ -321,35 +324,18 @@ class Invoker:
         return outcome.error
 
     def _backoff(self, attempt: int) -> float:
-        state = RetryCallState(retry_object=None, fn=None, args=(), kwargs={})  # type: ignore[arg-type]
-        state.attempt_number = attempt
-        return float(self._wait(state))
+        """Exponential backoff with full jitter on top: ``initial × 2^(n-1)``, capped."""
+        initial, cap = self.retry_wait
+        return float(min(cap, initial * 2 ** (attempt - 1)) + random.uniform(0, initial))
+
+    def _scrub(self, text: str, args: Any) -> str:
+        text = self.processor.scrub(text)
+        hidden = (*self.secrets, *secret_values(_jsonable(args)))
+        return redact_text(text, hidden) if hidden else text
 
     def _fail(self, tool: str, error: ToolError, ref: str, arguments: Any) -> ToolResult:
-        text = _messages.frame(tool, error, ref)
-        hidden = (*self.secrets, *secret_values(arguments))
-        if hidden:
-            text = redact_text(text, hidden)
         result = ToolResult.failure(error, tool=tool, call_id=ref)
-        result.content = text
-        return result
-
-    def _finish(
-        self,
-        name: str,
-        args: Any,
-        ref: str,
-        result: ToolResult,
-        attempts: int,
-        decision: str,
-        started: float,
-        t0: float,
-    ) -> ToolResult:
-        result.tool, result.call_id = result.tool or name, ref
-        outcome = "error" if result.is_error else "ok"
-        result.record = self._record(
-            name, args, ref, result.code, outcome, attempts, decision, started, t0
-        )
+        result.content = self._scrub(_messages.frame(tool, error, ref), arguments)
         return result
 
     def _record(
@@ -363,12 +349,12 @@ class Invoker:
         decision: str,
         started: float,
         t0: float,
+        options: CallOptions,
     ) -> CallRecord:
         record = CallRecord(
             call_id=ref,
             tool=name,
-            # Validated values (enums, models, dates) as JSON data: records go to logs and UIs.
-            arguments=redact_arguments(to_jsonable_python(args, fallback=str)),
+            arguments=_masked(args),
             outcome=outcome,
             code=code,
             duration_ms=(time.perf_counter() - t0) * 1000,
@@ -380,10 +366,13 @@ class Invoker:
             log.info("call %s %s -> %s%s", ref, name, outcome, f" {code.value}" if code else "")
         if self.on_record is not None:
             self.on_record(record)
+        if options.on_record is not None:
+            options.on_record(record)
         return record
 
 
-_EMPTY = ToolContext()
+def _denied(why: str, then: str = "tell the user it was refused.") -> ToolError:
+    return ToolError(f"{why} Do not retry it; {then}", code=ErrorCode.DENIED)
 
 
 def _context(context: ToolContext | None, name: str, ref: str) -> ToolContext:
@@ -392,60 +381,21 @@ def _context(context: ToolContext | None, name: str, ref: str) -> ToolContext:
     return dataclasses.replace(context, tool=name, call_id=context.call_id or ref)
 
 
-def _parse(arguments: Mapping[str, Any] | str | bytes | None) -> dict[str, Any]:
-    if arguments is None:
-        return {}
-    if isinstance(arguments, dict):
-        return arguments
-    if isinstance(arguments, Mapping):
-        return dict(arguments)
-    if isinstance(arguments, str | bytes):
-        if not arguments.strip():
-            return {}
-        try:
-            value = json.loads(arguments)
-        except json.JSONDecodeError as exc:
-            raise _Failed(
-                _messages.parse_error(f"invalid JSON: {exc.msg} at position {exc.pos}")
-            ) from None
-        if not isinstance(value, dict):
-            raise _Failed(_messages.parse_error(f"got a JSON {type(value).__name__}"))
-        return value
-    raise _Failed(_messages.parse_error(f"got a {type(arguments).__name__}"))
+def _jsonable(args: Any) -> Any:
+    """Validated values (enums, models, dates) as JSON data; never raises."""
+    try:
+        return to_jsonable_python(args, fallback=str)
+    except (Exception, RecursionError):
+        return None
 
 
-def _decode_json_strings(
-    tool: Tool, args: dict[str, Any], exc: InvalidArguments
-) -> dict[str, Any] | None:
-    """Arguments with JSON-string values decoded where an object or array was expected."""
-    decoded = dict(args)
-    changed = False
-    for problem in exc.problems:
-        key = problem.param.split(".", 1)[0]
-        value = decoded.get(key)
-        if not isinstance(value, str) or not _wants_structure(tool.spec.parameters.get(key)):
-            continue
-        try:
-            parsed = json.loads(value)
-        except ValueError:
-            continue
-        if isinstance(parsed, dict | list):
-            decoded[key], changed = parsed, True
-    return decoded if changed else None
-
-
-def _wants_structure(schema: Any) -> bool:
-    if not isinstance(schema, dict):
-        return False
-    kind = schema.get("type")
-    kinds = kind if isinstance(kind, list) else [kind]
-    if "object" in kinds or "array" in kinds:
-        return "string" not in kinds
-    options = schema.get("anyOf") or schema.get("oneOf") or []
-    return any(_wants_structure(s) for s in options) and not any(
-        isinstance(s, dict) and s.get("type") == "string" for s in options
-    )
-
-
-async def _maybe_await(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
+def _masked(args: Any) -> Any:
+    """The arguments as a record keeps them: JSON data, secrets masked, even when unreadable."""
+    if isinstance(args, bytes | bytearray):
+        args = bytes(args).decode("utf-8", "replace")
+    if isinstance(args, str):
+        return scrub_secrets(args)
+    try:
+        return redact_arguments(to_jsonable_python(args, fallback=str))
+    except (Exception, RecursionError):
+        return "<arguments that cannot be recorded>"

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from toolkit._redact import scrub_secrets
 from toolkit.errors import ErrorCode, ToolError
 
 __all__ = ["Action", "ExceptionProcessor", "Outcome", "Rule"]
@@ -66,12 +67,28 @@ class ExceptionProcessor:
         always_raise: Re-raise every failure instead of returning a message (strict apps, tests).
         mask_unexpected: Hide the text of exceptions that are not :class:`ToolError` (and not
             matched by a rule with a message) behind a generic message with a correlation id.
+        scrubber: Rewrites every message before a model, a record or a log sees it. The
+            default masks secrets in plain text: ``password=…``, ``token: …``,
+            ``Authorization: Bearer …``, ``user:pass@`` in URLs and well-known key formats
+            (cloud, Git host, payment and model-provider keys, JWTs, private key blocks).
+            ``None`` turns scrubbing off.
     """
 
-    def __init__(self, *, always_raise: bool = False, mask_unexpected: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        always_raise: bool = False,
+        mask_unexpected: bool = False,
+        scrubber: Callable[[str], str] | None = scrub_secrets,
+    ) -> None:
         self.always_raise = always_raise
         self.mask_unexpected = mask_unexpected
+        self.scrubber = scrubber
         self._rules: list[Rule] = []
+
+    def scrub(self, text: str) -> str:
+        """``text`` through the scrubber (unchanged without one)."""
+        return text if self.scrubber is None else self.scrubber(text)
 
     @property
     def rules(self) -> tuple[Rule, ...]:
@@ -129,6 +146,12 @@ class ExceptionProcessor:
         """
         rule = self.match(exc)
         error = _to_tool_error(exc, rule, mask=self.mask_unexpected, ref=ref)
+        if self.scrubber is not None:
+            clean = self.scrubber(error.message)
+            if clean != error.message:
+                error = ToolError(
+                    clean, code=error.code, retryable=error.retryable, details=error.details
+                )
         if self.always_raise:
             return Outcome("raise", error)
         if rule is None:

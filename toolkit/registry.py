@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import inspect
 import logging
 from collections import deque
@@ -12,12 +11,12 @@ from types import ModuleType
 from typing import Any
 
 from toolkit import _scan
-from toolkit._sync import run_sync
 from toolkit.context import ToolContext
 from toolkit.decorator import check_name
 from toolkit.errors import RegistrationError
 from toolkit.function_tool import FunctionTool
-from toolkit.invoker import Invoker
+from toolkit.invoker import DEFAULT_TIMEOUT, Invoker
+from toolkit.options import CallOptions, merge_options
 from toolkit.policy import Approver, Policy, default_policy
 from toolkit.processor import ExceptionProcessor
 from toolkit.result import CallRecord, ToolResult
@@ -44,6 +43,9 @@ class ToolRegistry:
         approver: Answers ``"ask"`` (default: none, so ``"ask"`` denies).
         secrets: Values never shown in messages, such as API keys.
         history: How many recent :class:`CallRecord` objects :attr:`records` keeps.
+        timeout: Seconds a local function may run when neither its decorator nor the call sets
+            a timeout (default 300; ``None``: no limit).
+        retry_wait: ``(initial, max)`` seconds of the backoff between retries.
 
     Example:
         >>> registry = ToolRegistry()
@@ -59,6 +61,8 @@ class ToolRegistry:
         approver: Approver | None = None,
         secrets: Iterable[str] = (),
         history: int = 1000,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        retry_wait: tuple[float, float] = (0.2, 2.0),
     ) -> None:
         self._tools: dict[str, Tool] = {}
         self._subscribers: list[Callable[[CallRecord], None]] = []
@@ -71,6 +75,8 @@ class ToolRegistry:
             approver=approver,
             secrets=tuple(secrets),
             on_record=self._on_record,
+            retry_wait=retry_wait,
+            timeout=timeout,
         )
 
     # -- configuration -------------------------------------------------------------------------
@@ -241,21 +247,23 @@ class ToolRegistry:
         for n in wanted or ():
             self.get(n)
         tagset = None if tags is None else set(tags)
-        view = ToolRegistry.__new__(ToolRegistry)
-        view._tools = {
-            n: t
+        mine = self.invoker
+        view = ToolRegistry(
+            processor=mine.processor,
+            policy=mine.policy,
+            approver=mine.approver,
+            secrets=mine.secrets,
+            timeout=mine.timeout,
+            retry_wait=mine.retry_wait,
+        )
+        view._tools.update(
+            (n, t)
             for n, t in self._tools.items()
             if (wanted is None or n in wanted) and (tagset is None or tagset & t.spec.tags)
-        }
-        view._subscribers, view._listeners, view.records = self._subscribers, [], self.records
-        view.invoker = Invoker(
-            view._tools,
-            processor=self.invoker.processor,
-            policy=self.invoker.policy,
-            approver=self.invoker.approver,
-            secrets=self.invoker.secrets,
-            on_record=self._on_record,
         )
+        # One audit trail: the view's calls land in this registry's records and subscribers.
+        view.records, view._subscribers = self.records, self._subscribers
+        view.invoker.on_record = self._on_record
         return view
 
     def __contains__(self, name: object) -> bool:
@@ -275,16 +283,17 @@ class ToolRegistry:
     def _repr_html_(self) -> str:
         from toolkit._html import registry_html
 
-        return registry_html(self.specs())
+        return registry_html(list(self._tools.values()))
 
     # -- calling -------------------------------------------------------------------------------
 
     async def call(
         self,
         name: str,
-        arguments: Mapping[str, Any] | str | None = None,
+        arguments: Mapping[str, Any] | str | bytes | None = None,
         context: ToolContext | None = None,
         *,
+        options: CallOptions | None = None,
         call_id: str | None = None,
         approver: Approver | None = None,
         policy: Policy | None = None,
@@ -296,6 +305,8 @@ class ToolRegistry:
             name: Tool name.
             arguments: A dict, or a JSON object as a string.
             context: Caller data the model cannot see or set.
+            options: Every per-call option in one value (see :class:`CallOptions`); the
+                keywords below are shorthands for its fields and win over it.
             call_id: The model's tool-call id (default: a fresh correlation id).
             approver: Answers ``"ask"`` for this call (default: the registry's).
             policy: Decides for this call (default: the registry's).
@@ -304,22 +315,23 @@ class ToolRegistry:
         Returns:
             The result; ``is_error`` and ``error.code`` tell a failure.
         """
-        return await self.invoker.call(
-            name,
-            arguments,
-            context,
+        merged = merge_options(
+            options,
+            context=context,
             call_id=call_id,
             approver=approver,
             policy=policy,
             propagate=propagate,
         )
+        return await self.invoker.call(name, arguments, merged)
 
     def call_sync(
         self,
         name: str,
-        arguments: Mapping[str, Any] | str | None = None,
+        arguments: Mapping[str, Any] | str | bytes | None = None,
         context: ToolContext | None = None,
         *,
+        options: CallOptions | None = None,
         call_id: str | None = None,
         approver: Approver | None = None,
         policy: Policy | None = None,
@@ -327,22 +339,26 @@ class ToolRegistry:
     ) -> ToolResult:
         """:meth:`call` for code without an event loop (safe inside Jupyter's loop too).
 
-        Plain sync functions run right here; anything else runs on a shared background loop.
+        The same steps as :meth:`call`, blocking instead of awaiting: plain sync functions run
+        in this thread (in a worker thread when a timeout applies), anything else runs on a
+        shared background loop.
         """
-        # The approver only matters for "ask", which the inline path never takes.
-        fast = self.invoker.call_inline(name, arguments, context, call_id=call_id, policy=policy)
-        if fast is not None:
-            return fast
-        call = functools.partial(
-            self.call, call_id=call_id, approver=approver, policy=policy, propagate=propagate
+        merged = merge_options(
+            options,
+            context=context,
+            call_id=call_id,
+            approver=approver,
+            policy=policy,
+            propagate=propagate,
         )
-        return run_sync(call, name, arguments, context)
+        return self.invoker.call_sync(name, arguments, merged)
 
     async def call_many(
         self,
         calls: Sequence[Call],
         context: ToolContext | None = None,
         *,
+        options: CallOptions | None = None,
         approver: Approver | None = None,
         policy: Policy | None = None,
         propagate: tuple[type[BaseException], ...] = (),
@@ -353,6 +369,7 @@ class ToolRegistry:
         Args:
             calls: ``(name, arguments)`` or ``(name, arguments, call_id)`` tuples.
             context: Shared caller data (each call gets its own copy).
+            options: As in :meth:`call` (a ``call_id`` in a tuple wins over the options').
             approver: As in :meth:`call`.
             policy: As in :meth:`call`.
             propagate: As in :meth:`call`.
@@ -363,25 +380,20 @@ class ToolRegistry:
         """
         import anyio
 
+        shared = merge_options(
+            options, context=context, approver=approver, policy=policy, propagate=propagate
+        )
         results: list[ToolResult | None] = [None] * len(calls)
         gate = anyio.Semaphore(limit) if limit else None
 
         async def one(i: int, call: Call) -> None:
             name, arguments, *rest = call
-            coro = self.call(
-                name,
-                arguments,
-                context,
-                call_id=rest[0] if rest else None,
-                approver=approver,
-                policy=policy,
-                propagate=propagate,
-            )
+            own = shared.replace(call_id=rest[0]) if rest and rest[0] else shared
             if gate is None:
-                results[i] = await coro
+                results[i] = await self.invoker.call(name, arguments, own)
             else:
                 async with gate:
-                    results[i] = await coro
+                    results[i] = await self.invoker.call(name, arguments, own)
 
         try:
             async with anyio.create_task_group() as tg:

@@ -109,9 +109,12 @@ class ToolResult:
         return out
 
     def _repr_html_(self) -> str:
-        from toolkit._html import result_html
+        from toolkit._html import error_html, result_html
 
-        return result_html(self)
+        try:
+            return result_html(self)
+        except Exception as exc:
+            return error_html(self.tool or "result", exc)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,4 +159,7 @@ class CallRecord:
         }
 
     def __str__(self) -> str:
-        return json.dumps(self.to_dict(), default=str)
+        try:
+            return json.dumps(self.to_dict(), default=str)
+        except (ValueError, RecursionError):
+            return f"CallRecord({self.call_id}, {self.tool}, {self.outcome})"

@@ -20,23 +20,17 @@ from langchain_core.runnables.config import var_child_runnable_config
 from langgraph.errors import GraphBubbleUp
 from langgraph.types import interrupt
 
-from toolkit.context import ToolContext
-from toolkit.policy import Approval, Approver, CallRequest, Policy
+from adapters.langchain.graph_config import in_graph
+from toolkit import Approval, Approver, CallOptions, CallRequest, Policy, ToolContext
 
 __all__ = ["approval_payload", "call_options", "in_graph", "interrupt_approver", "to_approval"]
 
-_SCRATCHPAD = "__pregel_scratchpad"  # set by LangGraph for code running inside a graph task
 _APPROVE = frozenset({"approve", "approved", "accept", "allow", "yes"})
 _REJECT = frozenset({"reject", "rejected", "deny", "denied", "no"})
 _HOW = (
     "Resume with 'approve', 'reject' (or {'action': 'reject', 'reason': '...'}), or "
     "{'action': 'edit', 'arguments': {...}}."
 )
-
-
-def in_graph(config: RunnableConfig | None) -> bool:
-    """Whether ``config`` belongs to a running LangGraph task (so ``interrupt()`` works)."""
-    return bool(config) and _SCRATCHPAD in (config.get("configurable") or {})
 
 
 def approval_payload(request: CallRequest) -> dict[str, Any]:
@@ -99,17 +93,15 @@ def call_options(
     context: ToolContext,
     call_id: str | None,
     policy: Policy | None,
-) -> dict[str, Any]:
-    """Keyword arguments for ``registry.call`` from inside LangChain or a LangGraph graph.
+) -> CallOptions:
+    """The :class:`~toolkit.CallOptions` of a call made from LangChain or a LangGraph graph.
 
     Interrupts always propagate; inside a graph, ``"ask"`` is answered through ``interrupt()``.
     """
-    options: dict[str, Any] = {
-        "context": context,
-        "call_id": call_id,
-        "policy": policy,
-        "propagate": (GraphBubbleUp,),
-    }
-    if config is not None and in_graph(config):
-        options["approver"] = interrupt_approver(config)
-    return options
+    return CallOptions(
+        context=context,
+        call_id=call_id,
+        policy=policy,
+        propagate=(GraphBubbleUp,),
+        approver=interrupt_approver(config) if config is not None and in_graph(config) else None,
+    )

@@ -20,6 +20,7 @@ from langgraph.prebuilt import ToolRuntime
 from pydantic import ConfigDict, Field
 
 from adapters.langchain.approval import call_options
+from adapters.langchain.graph_config import graph_runtime
 from adapters.langchain.injection import (
     ContextKeys,
     Injection,
@@ -28,11 +29,7 @@ from adapters.langchain.injection import (
     injected_values,
 )
 from adapters.langchain.messages import result_content, to_tool_message
-from toolkit.context import ToolContext
-from toolkit.policy import Policy
-from toolkit.registry import ToolRegistry
-from toolkit.result import ToolResult
-from toolkit.tool import Tool
+from toolkit import CallOptions, Policy, Tool, ToolContext, ToolRegistry, ToolResult
 
 __all__ = ["RegistryTool", "build_context", "to_langchain_tools"]
 
@@ -72,8 +69,7 @@ def build_context(
 
 
 def _graph_context(configurable: dict[str, Any]) -> Any:
-    runtime = configurable.get("__pregel_runtime")
-    return getattr(runtime, "context", None)
+    return getattr(graph_runtime(configurable), "context", None)
 
 
 def _signature_holder(params: dict[str, Any]) -> Any:
@@ -164,7 +160,7 @@ class RegistryTool(BaseTool):
     # -- the call --------------------------------------------------------------------------
     def _prepare(
         self, config: RunnableConfig | None, kwargs: dict[str, Any]
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
+    ) -> tuple[dict[str, Any], CallOptions]:
         runtime = kwargs.pop(self.runtime_param, None)
         for inj in self.injections:
             kwargs.pop(inj.param, None)
@@ -187,11 +183,11 @@ class RegistryTool(BaseTool):
 
     def _run(self, config: RunnableConfig, **kwargs: Any) -> Any:
         arguments, options = self._prepare(config, kwargs)
-        return self._answer(self.registry.call_sync(self.name, arguments, **options))
+        return self._answer(self.registry.call_sync(self.name, arguments, options=options))
 
     async def _arun(self, config: RunnableConfig, **kwargs: Any) -> Any:
         arguments, options = self._prepare(config, kwargs)
-        return self._answer(await self.registry.call(self.name, arguments, **options))
+        return self._answer(await self.registry.call(self.name, arguments, options=options))
 
 
 def to_langchain_tools(

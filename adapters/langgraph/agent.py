@@ -134,6 +134,10 @@ def _tools_node(executor: ToolExecutor) -> RunnableLambda:
     return RunnableLambda(run, afunc=arun, name="tools")
 
 
+#: How many tool calls of one model turn run at once, under ``invoke`` as under ``ainvoke``.
+TURN_CONCURRENCY = 64
+
+
 def _graph(
     model: BaseChatModel,
     tools: ToolRegistry | Iterable[Any],
@@ -162,7 +166,11 @@ def _graph(
     builder.add_edge(START, "model")
     builder.add_conditional_edges("model", turns.route, ["tools", END])
     builder.add_edge("tools", "model" if loop else END)
-    return builder.compile(checkpointer=checkpointer, name=name)
+    graph = builder.compile(checkpointer=checkpointer, name=name)
+    # LangGraph runs a sync step's tasks on a thread pool sized by max_concurrency (default:
+    # a few threads per CPU), so a turn's sync tool calls would queue behind each other under
+    # agent.invoke while agent.ainvoke runs them all at once. A caller's own setting still wins.
+    return graph.with_config(max_concurrency=TURN_CONCURRENCY)
 
 
 def build_agent(

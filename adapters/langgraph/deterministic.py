@@ -6,13 +6,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig, RunnableLambda
-from langgraph.errors import GraphBubbleUp
 
-from adapters.langchain.approval import in_graph, interrupt_approver
+from adapters.langchain.approval import call_options
 from adapters.langchain.injection import ContextKeys
 from adapters.langchain.tool import build_context
 from adapters.langgraph.templates import compile_arguments, scope_of
-from toolkit.policy import Policy
+from toolkit import CallOptions, Policy
 from toolkit.registry import ToolRegistry
 
 __all__ = ["tool_node"]
@@ -51,7 +50,7 @@ def tool_node(
     registry.get(tool_name)
     render = arguments if callable(arguments) else compile_arguments(arguments or {})
 
-    def prepare(state: Any, config: RunnableConfig) -> tuple[Any, dict[str, Any]]:
+    def prepare(state: Any, config: RunnableConfig) -> tuple[Any, CallOptions]:
         args = render(state) if callable(arguments) else render(scope_of(state))
         context = build_context(
             tool_call_id=None,
@@ -60,21 +59,14 @@ def tool_node(
             injections=[],
             context_keys=context_keys,
         )
-        options: dict[str, Any] = {
-            "context": context,
-            "policy": policy,
-            "propagate": (GraphBubbleUp,),
-        }
-        if in_graph(config):
-            options["approver"] = interrupt_approver(config)
-        return dict(args), options
+        return dict(args), call_options(config, context=context, call_id=None, policy=policy)
 
     def run(state: Any, config: RunnableConfig) -> dict[str, Any]:
         args, options = prepare(state, config)
-        return {output_key: registry.call_sync(tool_name, args, **options)}
+        return {output_key: registry.call_sync(tool_name, args, options=options)}
 
     async def arun(state: Any, config: RunnableConfig) -> dict[str, Any]:
         args, options = prepare(state, config)
-        return {output_key: await registry.call(tool_name, args, **options)}
+        return {output_key: await registry.call(tool_name, args, options=options)}
 
     return RunnableLambda(run, afunc=arun, name=tool_name)

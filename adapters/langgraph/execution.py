@@ -10,13 +10,12 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.prebuilt import ToolRuntime
 
 from adapters.langchain.approval import call_options
+from adapters.langchain.graph_config import graph_runtime
 from adapters.langchain.injection import ContextKeys, Injection, find_injections
 from adapters.langchain.messages import to_tool_message
 from adapters.langchain.tool import build_context
 from adapters.langgraph.state import ToolCallEntry
-from toolkit.policy import Policy
-from toolkit.registry import ToolRegistry
-from toolkit.result import ToolResult
+from toolkit import CallOptions, Policy, ToolRegistry, ToolResult
 
 __all__ = ["ToolExecutor", "ToolTask"]
 
@@ -71,7 +70,7 @@ class ToolExecutor:
         """Whether tool ``name`` takes injected state or runtime (so tasks must carry state)."""
         return any(i.kind in ("state", "runtime") for i in self.injections(name))
 
-    def _options(self, task: ToolTask, config: RunnableConfig) -> dict[str, Any]:
+    def _options(self, task: ToolTask, config: RunnableConfig) -> CallOptions:
         call_id = task.call.get("id") or None
         injections = self.injections(task.call["name"])
         runtime = _tool_runtime(task, config) if injections else None
@@ -82,8 +81,7 @@ class ToolExecutor:
             injections=injections,
             context_keys=self.context_keys,
         )
-        options = call_options(config, context=context, call_id=call_id, policy=self.policy)
-        return options
+        return call_options(config, context=context, call_id=call_id, policy=self.policy)
 
     def _update(self, task: ToolTask, result: ToolResult) -> dict[str, Any]:
         call_id = task.call.get("id") or result.call_id
@@ -93,18 +91,22 @@ class ToolExecutor:
     def run(self, task: ToolTask, config: RunnableConfig) -> dict[str, Any]:
         """Run the call of ``task`` (blocking)."""
         args = task.call.get("args")
-        result = self.registry.call_sync(task.call["name"], args, **self._options(task, config))
+        result = self.registry.call_sync(
+            task.call["name"], args, options=self._options(task, config)
+        )
         return self._update(task, result)
 
     async def arun(self, task: ToolTask, config: RunnableConfig) -> dict[str, Any]:
         """Run the call of ``task``."""
         args = task.call.get("args")
-        result = await self.registry.call(task.call["name"], args, **self._options(task, config))
+        result = await self.registry.call(
+            task.call["name"], args, options=self._options(task, config)
+        )
         return self._update(task, result)
 
 
 def _tool_runtime(task: ToolTask, config: RunnableConfig) -> ToolRuntime:
-    runtime = (config.get("configurable") or {}).get("__pregel_runtime")
+    runtime = graph_runtime(config)
     return ToolRuntime(
         state=task.state,
         context=getattr(runtime, "context", None),

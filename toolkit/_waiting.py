@@ -1,0 +1,181 @@
+"""How a call waits: the one difference between the sync and the async entry points.
+
+The invoker writes the call path once, as a coroutine. The async entry point awaits it on the
+caller's event loop (:data:`ASYNC`). The sync entry point drives the same coroutine to its end in
+the caller's thread (:func:`drive`) with :data:`SYNC`, whose steps block instead of suspending:
+the tool runs in this thread (or in a worker thread when a timeout applies), backoff sleeps, and
+an async policy or approver is awaited on the shared background loop.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import inspect
+import queue
+import threading
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
+
+import anyio
+
+from toolkit._sync import run_sync
+from toolkit.context import ToolContext
+from toolkit.errors import ErrorCode, ToolError
+from toolkit.result import ToolResult
+from toolkit.tool import Tool
+
+__all__ = ["ASYNC", "SYNC", "Waiting", "drive", "timed_out"]
+
+
+class Waiting(Protocol):
+    """The waiting steps of the call path."""
+
+    async def settle(self, value: Any) -> Any:
+        """``value``, awaited first if it is awaitable (async policies and approvers)."""
+        ...
+
+    async def run(
+        self, tool: Tool, args: dict[str, Any], ctx: ToolContext, timeout: float | None
+    ) -> ToolResult:
+        """One attempt of the tool, failing with ``TIMEOUT`` after ``timeout`` seconds."""
+        ...
+
+    async def sleep(self, seconds: float) -> None:
+        """Wait between attempts."""
+        ...
+
+    def cancelled(self, exc: BaseException) -> bool:
+        """Whether ``exc`` is the caller cancelling the call (it always propagates)."""
+        ...
+
+
+def timed_out(timeout: float) -> ToolError:
+    """The ``TIMEOUT`` failure of an attempt that ran past ``timeout`` seconds."""
+    return ToolError(
+        f"The tool did not finish within {timeout:g} s and was stopped.", code=ErrorCode.TIMEOUT
+    )
+
+
+class _Async:
+    async def settle(self, value: Any) -> Any:
+        return await value if inspect.isawaitable(value) else value
+
+    async def run(
+        self, tool: Tool, args: dict[str, Any], ctx: ToolContext, timeout: float | None
+    ) -> ToolResult:
+        if timeout is None:
+            return await tool.call(args, ctx)
+        with anyio.move_on_after(timeout) as scope:
+            result = await tool.call(args, ctx)
+        if not scope.cancelled_caught:
+            return result
+        raise timed_out(timeout)
+
+    async def sleep(self, seconds: float) -> None:
+        await anyio.sleep(seconds)
+
+    def cancelled(self, exc: BaseException) -> bool:
+        return isinstance(exc, anyio.get_cancelled_exc_class())
+
+
+class _Sync:
+    """Blocking steps; ``run`` takes local sync functions only (the invoker makes sure)."""
+
+    async def settle(self, value: Any) -> Any:
+        if not inspect.isawaitable(value):
+            return value
+        return run_sync(_awaited, value)
+
+    async def run(
+        self, tool: Tool, args: dict[str, Any], ctx: ToolContext, timeout: float | None
+    ) -> ToolResult:
+        call_inline: Callable[[dict[str, Any], ToolContext], ToolResult] = tool.call_inline  # type: ignore[attr-defined]
+        if timeout is None:
+            return call_inline(args, ctx)
+        job = _Job(contextvars.copy_context(), call_inline, (args, ctx))
+        _submit(job)
+        if not job.done.acquire(timeout=timeout):
+            job.abandoned = True  # the thread finishes on its own; its result is dropped
+            raise timed_out(timeout)
+        if job.error is not None:
+            raise job.error
+        return job.result  # type: ignore[no-any-return]
+
+    async def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+    def cancelled(self, exc: BaseException) -> bool:
+        return False
+
+
+async def _awaited(value: Any) -> Any:
+    return await value
+
+
+ASYNC: Waiting = _Async()
+SYNC: Waiting = _Sync()
+
+
+def drive(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run a coroutine that never suspends (the call path with :data:`SYNC`) to its result."""
+    try:
+        coro.send(None)
+    except StopIteration as stop:
+        return stop.value
+    coro.close()
+    raise RuntimeError("the sync call path suspended; it must only block")
+
+
+# -- worker threads for sync calls with a timeout ------------------------------------------------
+# A thread stuck in a function past its timeout is abandoned, not reused, so workers are started
+# on demand (an idle one is reused; idle ones leave after a while) rather than kept in a bounded
+# pool that stuck calls could exhaust.
+
+_IDLE_SECONDS = 30.0
+_jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+_lock = threading.Lock()
+_idle = [0]
+
+
+class _Job:
+    __slots__ = ("abandoned", "args", "context", "done", "error", "fn", "result")
+
+    def __init__(
+        self, context: contextvars.Context, fn: Callable[..., Any], args: tuple[Any, ...]
+    ) -> None:
+        self.context, self.fn, self.args = context, fn, args
+        self.result: Any = None
+        self.error: BaseException | None = None
+        self.abandoned = False
+        self.done = threading.Lock()
+        self.done.acquire()
+
+
+def _submit(job: _Job) -> None:
+    with _lock:
+        start = _idle[0] == 0
+        if not start:
+            _idle[0] -= 1
+    _jobs.put(job)
+    if start:
+        threading.Thread(target=_work, name="toolkit-call", daemon=True).start()
+
+
+def _work() -> None:
+    while True:
+        try:
+            job = _jobs.get(timeout=_IDLE_SECONDS)
+        except queue.Empty:
+            with _lock:
+                if _idle[0] > 0:  # nobody counted on this worker: leave
+                    _idle[0] -= 1
+                    return
+            continue  # a job was promised to an idle worker: wait for it
+        try:
+            job.result = job.context.run(job.fn, *job.args)
+        except BaseException as exc:  # handed to the caller, whatever it is
+            job.error = exc
+        job.done.release()
+        with _lock:
+            _idle[0] += 1

@@ -1,0 +1,91 @@
+"""``CallOptions``: everything a caller may set for one call, in one typed value.
+
+Every entry point (``registry.call``, ``call_sync``, ``call_many``, the LangChain tools, the
+LangGraph tool node, the MCP server, the CLI) takes the same options and hands them down
+unchanged, so adding an option touches this definition and the step that reads it, nothing else.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from toolkit.context import ToolContext
+from toolkit.policy import Approver, Policy
+
+if TYPE_CHECKING:
+    from toolkit.result import CallRecord
+
+__all__ = ["CallOptions"]
+
+
+@dataclass(frozen=True, slots=True)
+class CallOptions:
+    """Per-call options; every field left at its default means "the registry's setting".
+
+    Attributes:
+        context: Caller data the model cannot see or set (tenant, user, injected values).
+        call_id: The model's tool-call id (default: a fresh correlation id).
+        policy: Decides allow / deny / ask for this call instead of the registry's policy.
+        approver: Answers ``"ask"`` for this call instead of the registry's approver.
+        propagate: Exception types that always propagate out of the call (a framework's
+            interrupt, for instance) instead of becoming an error result.
+        timeout: Seconds for this call, winning over the tool's and the registry's timeout.
+        on_record: Called with this call's :class:`~toolkit.CallRecord`, after the registry's
+            own subscribers.
+
+    Example:
+        >>> from toolkit import CallOptions
+        >>> options = CallOptions(call_id="call_1", timeout=5.0)
+        >>> options.replace(timeout=1.0).timeout
+        1.0
+    """
+
+    context: ToolContext | None = None
+    call_id: str | None = None
+    policy: Policy | None = None
+    approver: Approver | None = None
+    propagate: tuple[type[BaseException], ...] = ()
+    timeout: float | None = None
+    on_record: Callable[[CallRecord], None] | None = None
+
+    def replace(self, **changes: Any) -> CallOptions:
+        """A copy with ``changes`` applied."""
+        return dataclasses.replace(self, **changes)
+
+
+#: The options of a call that sets nothing.
+DEFAULT_OPTIONS = CallOptions()
+
+
+def merge_options(
+    options: CallOptions | None,
+    *,
+    context: ToolContext | None = None,
+    call_id: str | None = None,
+    policy: Policy | None = None,
+    approver: Approver | None = None,
+    propagate: tuple[type[BaseException], ...] = (),
+) -> CallOptions:
+    """``options`` with the keyword spellings of the same options applied on top.
+
+    The entry points keep accepting ``context=``, ``call_id=``, ``policy=``, ``approver=`` and
+    ``propagate=`` as keywords; a keyword that is given wins over the field of ``options``.
+    """
+    base = options or DEFAULT_OPTIONS
+    if not propagate and context is None and call_id is None and policy is None and not approver:
+        return base
+    changes: dict[str, Any] = {}
+    if context is not None:
+        changes["context"] = context
+    if call_id is not None:
+        changes["call_id"] = call_id
+    if policy is not None:
+        changes["policy"] = policy
+    if approver is not None:
+        changes["approver"] = approver
+    if propagate:
+        changes["propagate"] = propagate
+    return dataclasses.replace(base, **changes)
