@@ -32,6 +32,7 @@ from toolkit.errors import RegistrationError
 from toolkit.schema._callable import EMPTY, CallableInfo, ParamInfo, inspect_callable
 from toolkit.schema._docstring import parse_docstring
 from toolkit.schema._function_schema import FunctionSchema, _Output
+from toolkit.schema._portable import portable_hint
 from toolkit.schema._refs import inline_local_refs, strip_titles
 from toolkit.schema._serialize import AnnotationOutput, SchemaOutput
 
@@ -126,7 +127,7 @@ def _annotated_description(annotation: Any) -> str | None:
 
 def _field(param: ParamInfo, override: str | None, documented: str | None) -> tuple[Any, Any]:
     """``(annotation, FieldInfo)`` for :func:`pydantic.create_model`."""
-    annotation = param.annotation
+    annotation = portable_hint(param.annotation)
     default = param.default
     own = _annotated_description(annotation)
     if isinstance(default, FieldInfo):  # `x: int = Field(...)` keeps its default and constraints
@@ -196,7 +197,7 @@ def _output(
     """``(output_schema, output checker, wraps_result)``."""
     if isinstance(requested, dict):
         return requested, SchemaOutput(requested), False
-    hint = info.return_hint
+    hint = portable_hint(info.return_hint)
     if not requested or any(hint is no for no in _NO_OUTPUT):
         return None, None, False
     try:
