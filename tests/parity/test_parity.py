@@ -10,9 +10,11 @@ and ``toolkit call``), and must give the same outcome. The registry lives in
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
+import tempfile
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +25,7 @@ import anyio.to_thread
 import httpx2
 import mcp_types as types
 import pytest
+from anyio.from_thread import BlockingPortal, start_blocking_portal
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.errors import GraphBubbleUp
 from langgraph.graph import END, START, MessagesState, StateGraph
@@ -44,6 +47,8 @@ ROOT = Path(__file__).resolve().parents[2]
 TARGET = "tests.parity.parity_tools:registry"
 REG = parity_tools.registry
 PROPAGATE = CallOptions(propagate=(GraphBubbleUp,))
+#: Where the registry, in this process or a server process, writes its call records.
+RECORDS = Path(tempfile.mkdtemp(prefix="parity-")) / "records.jsonl"
 
 
 @dataclass(frozen=True)
@@ -182,25 +187,62 @@ async def _over_mcp(client: Client, b: Behaviour, seen: list[float]) -> Outcome:
     return _from_mcp(await client.call_tool(b.tool, b.arguments, progress_callback=on_progress))
 
 
+class _Servers:
+    """One stdio server process and one HTTP server for the whole module (starting a server
+    per case would dominate the run time); the stdio session lives on its own event loop."""
+
+    def __init__(self) -> None:
+        self.stack = contextlib.ExitStack()
+        self.portal: BlockingPortal | None = None
+        self.stdio: Client | None = None
+        self.url = ""
+
+    def open_stdio(self) -> tuple[BlockingPortal, Client]:
+        if self.stdio is None:
+            env = {**os.environ, "PYTHONPATH": str(ROOT), "PARITY_RECORDS": str(RECORDS)}
+            params = StdioServerParameters(
+                command=sys.executable,
+                args=["-m", "adapters.mcp_server", TARGET],
+                env=env,
+                cwd=str(ROOT),
+            )
+            self.portal = self.stack.enter_context(start_blocking_portal())
+            self.stdio = self.stack.enter_context(
+                self.portal.wrap_async_context_manager(Client(params))
+            )
+        assert self.portal is not None
+        return self.portal, self.stdio
+
+    def open_http(self) -> str:
+        if not self.url:
+            self.url = self.stack.enter_context(serving(http_app(build_server(REG, name="parity"))))
+        return self.url
+
+
+SERVERS = _Servers()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _servers() -> Iterator[None]:
+    with SERVERS.stack:
+        yield
+
+
 async def via_mcp_stdio(b: Behaviour) -> Outcome:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "adapters.mcp_server", TARGET], env=env, cwd=str(ROOT)
-    )
+    portal, client = SERVERS.open_stdio()
     seen: list[float] = []
-    async with Client(params) as client:
-        outcome = await _over_mcp(client, b, seen)
+    outcome = await anyio.to_thread.run_sync(portal.call, _over_mcp, client, b, seen)
     if b.tool == "progress":
         assert seen == [1, 2]
     return outcome
 
 
 async def via_mcp_http(b: Behaviour) -> Outcome:
+    url = SERVERS.open_http()
     seen: list[float] = []
-    with serving(http_app(build_server(REG, name="parity"))) as url:
-        http = httpx2.AsyncClient(timeout=httpx2.Timeout(20))
-        async with Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client:
-            outcome = await _over_mcp(client, b, seen)
+    http = httpx2.AsyncClient(timeout=httpx2.Timeout(20))
+    async with Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client:
+        outcome = await _over_mcp(client, b, seen)
     if b.tool == "progress":
         assert seen == [1, 2]
     return outcome
@@ -237,10 +279,10 @@ CASES = [
 
 
 @pytest.fixture
-def records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    path = tmp_path / "records.jsonl"
-    monkeypatch.setenv("PARITY_RECORDS", str(path))
-    yield path
+def records(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    RECORDS.write_text("")
+    monkeypatch.setenv("PARITY_RECORDS", str(RECORDS))
+    yield RECORDS
 
 
 @pytest.mark.anyio
