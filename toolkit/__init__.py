@@ -6,16 +6,16 @@ adapters (LangChain, LangGraph, MCP client and server, OpenAI) live in the ``ada
 
 import logging
 
-from toolkit._sync import run_sync
+from toolkit._sync import run_sync  # noqa: F401 - kept importable, not in __all__
 from toolkit.context import Injected, ToolContext
-from toolkit.decorator import ToolDefinition, mcp_tool
+from toolkit.decorator import ToolDefinition, mcp_tool  # noqa: F401
 from toolkit.errors import ErrorCode, RegistrationError, ToolError
-from toolkit.function_tool import FunctionTool
-from toolkit.invoker import Invoker
+from toolkit.function_tool import FunctionTool  # noqa: F401
+from toolkit.invoker import Invoker  # noqa: F401
 from toolkit.options import CallOptions
 from toolkit.policy import Approval, Approver, CallRequest, Decision, Policy, default_policy
 from toolkit.processor import ExceptionProcessor
-from toolkit.registry import ENTRY_POINT_GROUP, ToolRegistry
+from toolkit.registry import ENTRY_POINT_GROUP, ToolRegistry  # noqa: F401
 from toolkit.result import (
     AudioContent,
     CallRecord,
@@ -25,14 +25,16 @@ from toolkit.result import (
     TextContent,
     ToolResult,
 )
-from toolkit.spec import ToolAnnotations, ToolOptions, ToolSpec, is_valid_name
+from toolkit.spec import ToolAnnotations, ToolOptions, ToolSpec, is_valid_name  # noqa: F401
 from toolkit.tool import ArgumentProblem, InvalidArguments, Tool
 
 # A library only logs; the application decides where records go (no last-resort stderr output).
 logging.getLogger("toolkit").addHandler(logging.NullHandler())
 
+# What a user writes. Everything else stays importable (``toolkit.FunctionTool``,
+# ``toolkit.Invoker``…) for existing code, but is not part of the surface documented in the
+# README; adapters reach the shared event loop through ``toolkit.runtime``.
 __all__ = [
-    "ENTRY_POINT_GROUP",
     "Approval",
     "Approver",
     "ArgumentProblem",
@@ -44,11 +46,9 @@ __all__ = [
     "Decision",
     "ErrorCode",
     "ExceptionProcessor",
-    "FunctionTool",
     "ImageContent",
     "Injected",
     "InvalidArguments",
-    "Invoker",
     "Policy",
     "RegistrationError",
     "ResourceContent",
@@ -56,14 +56,11 @@ __all__ = [
     "Tool",
     "ToolAnnotations",
     "ToolContext",
-    "ToolDefinition",
     "ToolError",
     "ToolOptions",
     "ToolRegistry",
     "ToolResult",
     "ToolSpec",
     "default_policy",
-    "is_valid_name",
     "mcp_tool",
-    "run_sync",
 ]

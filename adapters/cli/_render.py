@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from toolkit import ToolResult, ToolSpec
-from toolkit._messages import describe_type
+from toolkit.schema import describe_type
 
 console = Console()
 err_console = Console(stderr=True)

@@ -21,12 +21,12 @@ from adapters.mcp_client._config import McpServerConfig, load_mcp_config, parse_
 from adapters.mcp_client._connection import Connection, ConnectionState
 from adapters.mcp_client._home import HomeLoop
 from adapters.mcp_client._remote_tool import RemoteTool
-from toolkit._sync import get_portal
 from toolkit.context import ToolContext
 from toolkit.errors import RegistrationError, ToolError
 from toolkit.network import NetworkPolicy
 from toolkit.registry import ToolRegistry
 from toolkit.result import ToolResult
+from toolkit.runtime import get_portal
 from toolkit.spec import is_valid_name
 
 __all__ = ["McpClientPool", "ServerStatus"]

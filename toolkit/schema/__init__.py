@@ -6,6 +6,7 @@ validate the model's arguments, bind them (with the caller's context and injecte
 the call, and serialize what the function returns.
 """
 
+from toolkit._describe import describe_type
 from toolkit.schema._builder import build_function_schema
 from toolkit.schema._docstring import DocstringInfo, parse_docstring
 from toolkit.schema._function_schema import FunctionSchema
@@ -16,6 +17,7 @@ __all__ = [
     "DocstringInfo",
     "FunctionSchema",
     "build_function_schema",
+    "describe_type",
     "inline_local_refs",
     "is_context_annotation",
     "is_injected_annotation",
