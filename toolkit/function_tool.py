@@ -126,7 +126,10 @@ class FunctionTool:
         return FunctionTool(self._fn, name=name)
 
     def __repr__(self) -> str:
-        return f"FunctionTool({self._name!r}, {where(self._fn)})"
+        try:
+            return f"FunctionTool({self._name!r}, {where(self._fn)})"
+        except Exception:  # a repr never raises, whatever the callable is
+            return f"FunctionTool({self._name!r})"
 
     def _repr_html_(self) -> str:
         from toolkit._html import error_html, spec_html

@@ -60,7 +60,7 @@ class ResourceContent:
 Content = TextContent | ImageContent | AudioContent | ResourceContent
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class ToolResult:
     """The outcome of one tool call, success or failure.
 
@@ -107,6 +107,16 @@ class ToolResult:
         if self.error is not None:
             out["error"] = self.error.to_dict()
         return out
+
+    def __repr__(self) -> str:
+        fields = ("content", "structured", "is_error", "error", "blocks", "tool", "call_id")
+        parts = []
+        for name in fields:
+            try:
+                parts.append(f"{name}={getattr(self, name)!r}")
+            except (ValueError, RecursionError):  # e.g. an integer past the digit limit
+                parts.append(f"{name}=<cannot be shown>")
+        return f"ToolResult({', '.join(parts)})"
 
     def _repr_html_(self) -> str:
         from toolkit._html import error_html, result_html

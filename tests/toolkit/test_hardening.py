@@ -303,3 +303,10 @@ def test_reprs_never_raise_and_show_the_broken_tools_error() -> None:
     assert "broken" in repr(registry) and "broken" in repr(registry.get("broken"))
     weird = ToolResult(content="x", structured={1j: object()}, tool="w")
     assert weird._repr_html_()
+
+
+def test_result_repr_survives_values_that_cannot_be_printed() -> None:
+    result = ToolResult(content="big", structured={"n": 10**5000}, tool="t")
+    text = repr(result)
+    assert "cannot be shown" in text and "content='big'" in text
+    assert "cannot be shown" in result._repr_html_()
