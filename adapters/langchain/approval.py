@@ -93,15 +93,25 @@ def call_options(
     context: ToolContext,
     call_id: str | None,
     policy: Policy | None,
+    base: CallOptions | None = None,
 ) -> CallOptions:
     """The :class:`~toolkit.CallOptions` of a call made from LangChain or a LangGraph graph.
 
     Interrupts always propagate; inside a graph, ``"ask"`` is answered through ``interrupt()``.
+
+    Args:
+        config: The call's ``RunnableConfig``.
+        context: The call's context.
+        call_id: The model's tool-call id.
+        policy: A policy for the call (``None``: ``base``'s, else the registry's).
+        base: Options the application set for every call of these tools.
     """
-    return CallOptions(
+    start = base or CallOptions()
+    in_a_graph = config is not None and in_graph(config)
+    return start.replace(
         context=context,
-        call_id=call_id,
-        policy=policy,
-        propagate=(GraphBubbleUp,),
-        approver=interrupt_approver(config) if config is not None and in_graph(config) else None,
+        call_id=call_id or start.call_id,
+        policy=policy or start.policy,
+        propagate=(*start.propagate, GraphBubbleUp),
+        approver=interrupt_approver(config) if in_a_graph and config else start.approver,
     )

@@ -94,6 +94,8 @@ class RegistryTool(BaseTool):
         registry: The registry the calls go through.
         context_keys: Caller values copied into ``ToolContext.values``.
         policy: A policy for these calls instead of the registry's.
+        options: :class:`~toolkit.CallOptions` for every call of this tool (timeout, record
+            hook…); the call's own context, id and approver are set per call.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -101,6 +103,7 @@ class RegistryTool(BaseTool):
     registry: Any = Field(exclude=True)
     context_keys: Any = None
     policy: Any = None
+    options: Any = Field(default=None, exclude=True)
     func: Any = Field(default=None, exclude=True)
     injections: list[Injection] = Field(default_factory=list, exclude=True)
     runtime_param: str = _RUNTIME_PARAM
@@ -113,6 +116,7 @@ class RegistryTool(BaseTool):
         *,
         context_keys: ContextKeys | None = None,
         policy: Policy | None = None,
+        options: CallOptions | None = None,
     ) -> RegistryTool:
         """Wrap ``tool`` (registered in ``registry``) for LangChain."""
         spec = tool.spec
@@ -128,6 +132,7 @@ class RegistryTool(BaseTool):
             registry=registry,
             context_keys=context_keys,
             policy=policy,
+            options=options,
             func=_signature_holder(declared),
             injections=injections,
             runtime_param=runtime_param,
@@ -172,7 +177,9 @@ class RegistryTool(BaseTool):
             injections=self.injections,
             context_keys=self.context_keys,
         )
-        options = call_options(config, context=context, call_id=call_id, policy=self.policy)
+        options = call_options(
+            config, context=context, call_id=call_id, policy=self.policy, base=self.options
+        )
         return kwargs, options
 
     def _answer(self, result: ToolResult) -> ToolMessage | str | list[Any]:
@@ -197,6 +204,7 @@ def to_langchain_tools(
     tags: Collection[str] | None = None,
     context_keys: ContextKeys | None = None,
     policy: Policy | None = None,
+    options: CallOptions | None = None,
 ) -> list[RegistryTool]:
     """The registry's tools as LangChain tools.
 
@@ -208,12 +216,15 @@ def to_langchain_tools(
             runtime context, then ``config["configurable"]``: names, or
             ``{context_key: source_key}``. Nothing else from the runtime is passed on.
         policy: Decide allow / deny / ask for these calls instead of the registry's policy.
+        options: :class:`~toolkit.CallOptions` for every call (timeout, record hook…).
 
     Returns:
         One :class:`RegistryTool` per tool, in registry order.
     """
     selected = registry.filter(names=names, tags=tags) if names or tags else registry
     return [
-        RegistryTool.from_tool(registry, tool, context_keys=context_keys, policy=policy)
+        RegistryTool.from_tool(
+            registry, tool, context_keys=context_keys, policy=policy, options=options
+        )
         for tool in selected
     ]

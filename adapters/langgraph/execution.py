@@ -52,11 +52,13 @@ class ToolExecutor:
         registry: Where every call goes.
         context_keys: Caller values for ``ToolContext.values``.
         policy: Per-call policy (``None``: the registry's).
+        options: :class:`~toolkit.CallOptions` for every call (timeout, record hook…).
     """
 
     registry: ToolRegistry
     context_keys: ContextKeys | None = None
     policy: Policy | None = None
+    options: CallOptions | None = None
     _injections: dict[str, list[Injection]] = field(default_factory=dict)
 
     def injections(self, name: str) -> list[Injection]:
@@ -81,7 +83,9 @@ class ToolExecutor:
             injections=injections,
             context_keys=self.context_keys,
         )
-        return call_options(config, context=context, call_id=call_id, policy=self.policy)
+        return call_options(
+            config, context=context, call_id=call_id, policy=self.policy, base=self.options
+        )
 
     def _update(self, task: ToolTask, result: ToolResult) -> dict[str, Any]:
         call_id = task.call.get("id") or result.call_id
