@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -20,6 +21,7 @@ _MAX_INT_BITS = 4096
 _MIN_SECRET_LEN = 4
 
 
+@functools.lru_cache(maxsize=4096)
 def is_secret_name(name: str) -> bool:
     """Whether a parameter called ``name`` holds a secret."""
     return bool(SECRET_NAME.search(name))

@@ -24,7 +24,13 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from toolkit import _arguments, _messages
-from toolkit._redact import redact_arguments, redact_text, scrub_secrets, secret_values
+from toolkit._redact import (
+    is_secret_name,
+    redact_arguments,
+    redact_text,
+    scrub_secrets,
+    secret_values,
+)
 from toolkit._sync import run_sync
 from toolkit._waiting import ASYNC, SYNC, Waiting, drive
 from toolkit.context import ToolContext
@@ -389,8 +395,20 @@ def _jsonable(args: Any) -> Any:
         return None
 
 
+_PLAIN = (str, float, bool, type(None))
+
+
 def _masked(args: Any) -> Any:
     """The arguments as a record keeps them: JSON data, secrets masked, even when unreadable."""
+    if type(args) is dict:  # the usual flat arguments of plain values: kept as they are
+        for key, value in args.items():
+            kind = type(value)
+            if kind not in _PLAIN and not (kind is int and value.bit_length() <= 64):
+                break
+            if type(key) is not str or is_secret_name(key):
+                break
+        else:
+            return args
     if isinstance(args, bytes | bytearray):
         args = bytes(args).decode("utf-8", "replace")
     if isinstance(args, str):

@@ -310,3 +310,9 @@ def test_result_repr_survives_values_that_cannot_be_printed() -> None:
     text = repr(result)
     assert "cannot be shown" in text and "content='big'" in text
     assert "cannot be shown" in result._repr_html_()
+
+
+def test_records_of_odd_python_arguments_never_fail(echo: ToolRegistry) -> None:
+    result = echo.call_sync("echo", {1: "x", "text": "a"})  # type: ignore[dict-item]
+    assert result.is_error and result.code is ErrorCode.INVALID_PARAMS
+    assert result.record is not None
