@@ -223,6 +223,12 @@ def call_overhead(calls: int) -> list[Row]:
     assert lc_ping.invoke(_tool_call("ping", 7)).content == "7"
 
     ours_sync = cpu_per_call(lambda i: registry.call_sync("ping", {"x": i}), calls, warmup)
+    # Without a timeout the function runs in the caller's thread; with one (the default for
+    # local tools) call_sync waits for it in a worker thread so that it can stop waiting.
+    unlimited = ToolRegistry(timeout=None)
+    unlimited.register(ping)
+    check(unlimited.call_sync("ping", {"x": 7}), 7)
+    ours_inline = cpu_per_call(lambda i: unlimited.call_sync("ping", {"x": i}), calls, warmup)
     theirs_sync = cpu_per_call(lambda i: lc_ping.invoke(_tool_call("ping", i)), calls, warmup)
 
     async def in_loop() -> tuple[float, float, float, float]:
@@ -240,6 +246,12 @@ def call_overhead(calls: int) -> list[Row]:
     ours_async, theirs_async, ours_thread, theirs_thread = anyio.run(in_loop)
     return [
         _overhead_row("call sync tool: call_sync / invoke", ours_sync, theirs_sync),
+        _overhead_row(
+            "  same, registry timeout=None (runs in the caller's thread)",
+            ours_inline,
+            theirs_sync,
+            judged=False,
+        ),
         _overhead_row("call async tool: await call / ainvoke", ours_async, theirs_async),
         _overhead_row(
             "await call of a sync tool (worker thread)", ours_thread, theirs_thread, judged=False

@@ -15,13 +15,13 @@ import dataclasses
 import itertools
 import logging
 import os
-import random
 import time
 import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic_core import to_jsonable_python
+from tenacity import RetryCallState, Retrying, wait_exponential_jitter
 
 from toolkit import _arguments, _messages
 from toolkit._redact import (
@@ -330,9 +330,16 @@ class Invoker:
         return outcome.error
 
     def _backoff(self, attempt: int) -> float:
-        """Exponential backoff with full jitter on top: ``initial × 2^(n-1)``, capped."""
+        """Seconds before attempt ``attempt + 1``: tenacity's exponential backoff with jitter.
+
+        The retry loop itself is the call path's (written once for both entry points); tenacity
+        computes the wait through its public ``Retrying`` and ``RetryCallState``.
+        """
         initial, cap = self.retry_wait
-        return float(min(cap, initial * 2 ** (attempt - 1)) + random.uniform(0, initial))
+        retrying = Retrying(wait=wait_exponential_jitter(initial=initial, max=cap, jitter=initial))
+        state = RetryCallState(retrying, fn=None, args=(), kwargs={})
+        state.attempt_number = attempt
+        return float(retrying.wait(state))
 
     def _scrub(self, text: str, args: Any) -> str:
         text = self.processor.scrub(text)
