@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Annotated
 
 from langgraph.errors import GraphBubbleUp
 
@@ -17,6 +18,7 @@ from toolkit import (
     CallRequest,
     Decision,
     ExceptionProcessor,
+    Injected,
     ToolContext,
     ToolRegistry,
     mcp_tool,
@@ -123,6 +125,16 @@ def whoami(note: str, ctx: ToolContext) -> str:
 
 
 @mcp_tool
+def stamp(note: str, tenant: Annotated[str, Injected] = "none") -> str:
+    """Stamps a note with the caller's tenant, which only the application may set.
+
+    Args:
+        note: The note.
+    """
+    return f"{note} for {tenant}"
+
+
+@mcp_tool
 async def progress(steps: int, ctx: ToolContext) -> str:
     """Reports progress after each step.
 
@@ -164,7 +176,19 @@ def build() -> ToolRegistry:
     reg = ToolRegistry(
         processor=processor, policy=policy, approver=approver, retry_wait=(0.01, 0.02)
     )
-    for fn in (add, guarded, wipe, flaky, sleepy, find_bin, login, interrupts, whoami, progress):
+    for fn in (
+        add,
+        guarded,
+        wipe,
+        flaky,
+        sleepy,
+        find_bin,
+        login,
+        interrupts,
+        whoami,
+        stamp,
+        progress,
+    ):
         reg.register(fn)
     reg.subscribe(_write)
     return reg

@@ -94,6 +94,10 @@ BEHAVIOURS: dict[str, Behaviour] = {
     ),
     "invalid_params": Behaviour("add", {"a": "forty"}, "INVALID_PARAMS", "`a`"),
     "context": Behaviour("whoami", {"note": "hi"}, contains="hi: tool=whoami call_id=yes"),
+    "injected_default": Behaviour("stamp", {"note": "n"}, contains="n for none"),
+    "injected_refused": Behaviour(
+        "stamp", {"note": "n", "tenant": "evil"}, "INVALID_PARAMS", "set by the application"
+    ),
     "propagated": Behaviour(
         "interrupts", {"note": "x"}, raises=True, skip=IN_GRAPH | OUT_OF_PROCESS
     ),
