@@ -6,16 +6,18 @@ adapters (LangChain, LangGraph, MCP client and server, OpenAI) live in the ``ada
 
 import logging
 
-from toolkit._sync import run_sync  # noqa: F401 - kept importable, not in __all__
+from toolkit._sync import run_sync as run_sync  # kept importable, not in __all__
 from toolkit.context import Injected, ToolContext
-from toolkit.decorator import ToolDefinition, mcp_tool  # noqa: F401
+from toolkit.decorator import ToolDefinition as ToolDefinition
+from toolkit.decorator import mcp_tool
 from toolkit.errors import ErrorCode, RegistrationError, ToolError
-from toolkit.function_tool import FunctionTool  # noqa: F401
-from toolkit.invoker import Invoker  # noqa: F401
+from toolkit.function_tool import FunctionTool as FunctionTool
+from toolkit.invoker import Invoker as Invoker
 from toolkit.options import CallOptions
 from toolkit.policy import Approval, Approver, CallRequest, Decision, Policy, default_policy
 from toolkit.processor import ExceptionProcessor
-from toolkit.registry import ENTRY_POINT_GROUP, ToolRegistry  # noqa: F401
+from toolkit.registry import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
+from toolkit.registry import ToolRegistry
 from toolkit.result import (
     AudioContent,
     CallRecord,
@@ -25,7 +27,8 @@ from toolkit.result import (
     TextContent,
     ToolResult,
 )
-from toolkit.spec import ToolAnnotations, ToolOptions, ToolSpec, is_valid_name  # noqa: F401
+from toolkit.spec import ToolAnnotations, ToolOptions, ToolSpec
+from toolkit.spec import is_valid_name as is_valid_name
 from toolkit.tool import ArgumentProblem, InvalidArguments, Tool
 
 # A library only logs; the application decides where records go (no last-resort stderr output).

@@ -13,6 +13,7 @@ from toolkit import (
     CallOptions,
     CallRecord,
     CallRequest,
+    Decision,
     ErrorCode,
     ToolContext,
     ToolRegistry,
@@ -81,7 +82,7 @@ async def test_every_registry_entry_point_takes_the_same_options(registry: ToolR
 def test_keywords_win_over_the_options_fields(registry: ToolRegistry) -> None:
     seen: list[str] = []
 
-    def policy(request: CallRequest) -> str:
+    def policy(request: CallRequest) -> Decision:
         seen.append(str(request.context.get("tenant")))
         return "allow"
 

@@ -170,8 +170,9 @@ async def via_tool_node(b: Behaviour) -> Outcome:
     builder.add_node("tools", ToolNode(to_langchain_tools(REG)))
     builder.add_edge(START, "tools")
     builder.add_edge("tools", END)
-    state = {"messages": [AIMessage("", tool_calls=[_tool_call(b)])]}
-    out = await anyio.to_thread.run_sync(builder.compile().invoke, state)
+    state = MessagesState(messages=[AIMessage("", tool_calls=[_tool_call(b)])])
+    graph = builder.compile()
+    out = await anyio.to_thread.run_sync(lambda: graph.invoke(state))
     return _from_message(out["messages"][-1])
 
 

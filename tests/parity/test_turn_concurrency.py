@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -44,7 +45,7 @@ def _script(stub: OpenAIStub) -> None:
     )
 
 
-def _check(state: dict) -> None:
+def _check(state: dict[str, Any]) -> None:
     answers = [m for m in state["messages"] if m.type == "tool"]
     assert sorted(m.content for m in answers) == sorted(str(i) for i in range(CALLS))
     assert all(m.status == "success" for m in answers)

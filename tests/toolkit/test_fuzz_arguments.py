@@ -72,7 +72,9 @@ async def asynchronous(values: list[float], labels: dict[str, int] | None = None
     return len(values) + len(labels or {})
 
 
-def structured(item: Item, window: Window | None = None, tags: list[Tag] | None = None) -> dict:
+def structured(
+    item: Item, window: Window | None = None, tags: list[Tag] | None = None
+) -> dict[str, Any]:
     """Models, dataclasses and TypedDicts.
 
     Args:
@@ -94,7 +96,7 @@ def with_context(note: str, ctx: ToolContext) -> str:
 
 class Counter:
     def __init__(self) -> None:
-        self.total = 0
+        self.total: int = 0
 
     def bump(self, by: int = 1) -> int:
         """Add to the counter.
@@ -156,7 +158,7 @@ PARAMS += ["by", "query", "limit", "sku", "qty", "start", "end", "key", "value"]
 
 def _huge(digits: int) -> int:
     """An integer past the interpreter's 4,300-digit limit for str() and JSON."""
-    return 10**digits
+    return int(10**digits)
 
 
 _leaf = (
