@@ -334,7 +334,7 @@ class Connection:
     def _handler(self, live: _Live) -> MessageHandlerFnT:
         async def handle(message: IncomingMessage) -> None:
             if isinstance(message, mcp_types.ToolListChangedNotification):
-                self._tools = None
+                # The old list stays until the new one is complete (all-or-nothing refresh).
                 self._tg.start_soon(self._refresh)
             await anyio.lowlevel.checkpoint()
 
@@ -361,11 +361,20 @@ class Connection:
             task_status.started()
 
     async def _refresh(self) -> None:
+        """Fetch the new list, then let the pool swap it in; never raises (the pool lives on)."""
         try:
             await self.list_tools(refresh=True)
-            await self._on_tools_changed()
-        except ToolError as exc:
-            logger.warning("refreshing the tools of %r failed: %s", self.config.name, exc.message)
+            if self.state != "closed":
+                await self._on_tools_changed()
+        except Exception as exc:
+            if self.state == "closed":
+                return  # the pool is closing: the refresh no longer matters
+            message = exc.message if isinstance(exc, ToolError) else repr(exc)
+            logger.warning(
+                "refreshing the tools of %r failed; the old tools stay: %s",
+                self.config.name,
+                self._redact(message),
+            )
 
     # -- failures --------------------------------------------------------------------------
 

@@ -11,9 +11,9 @@ import pytest
 SERVER = Path(__file__).resolve().parent / "misbehaving_server.py"
 
 
-def misbehaving(log: Path, **extra: Any) -> dict[str, Any]:
+def misbehaving(log: Path, *flags: str, **extra: Any) -> dict[str, Any]:
     """A pool config (one server ``m``) for the misbehaving server logging under ``log``."""
-    return {"m": {"command": sys.executable, "args": [str(SERVER), str(log)], **extra}}
+    return {"m": {"command": sys.executable, "args": [str(SERVER), str(log), *flags], **extra}}
 
 
 def runs(log: Path, tool: str) -> int:

@@ -1,6 +1,6 @@
 """A raw JSON-RPC MCP server over stdio that misbehaves on request (no SDK, so nothing is tidied).
 
-Run: ``python misbehaving_server.py LOG_DIR``. Every ``tools/call`` appends one line to
+Run: ``python misbehaving_server.py LOG_DIR [bad-names]``. Every ``tools/call`` appends one line to
 ``LOG_DIR/<tool>.log`` before it does anything else, so tests count side effects on disk.
 
 Tools:
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 LOG = Path(sys.argv[1])
-STATE = {"announced": False}
+STATE = {"announced": sys.argv[2:] == ["bad-names"]}
 SCHEMA = {"type": "object", "properties": {}, "additionalProperties": True}
 
 
