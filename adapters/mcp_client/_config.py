@@ -86,7 +86,13 @@ class McpServerConfig(BaseModel):
         connect_timeout: Seconds to start, connect and negotiate the protocol.
         call_timeout: Seconds a tool call may take (``None``: no limit).
         retries: Reconnect attempts after a failed connect before a call gets ``UNREACHABLE``.
-        call_retries: Extra attempts the invoker makes for a retryable failed call.
+        call_retries: Extra attempts the invoker makes for a retryable failed call. A call
+            that may have reached the server is re-sent only for an idempotent tool.
+        idempotent: Tools (exact names or globs) that are safe to send again after a lost
+            connection or a timeout, besides those the server marks ``idempotentHint`` or
+            ``readOnlyHint``.
+        max_message_bytes: The largest message a stdio server may send (default 64 MiB); a
+            longer reply fails its call with a clear error and the next call works.
         include: Only these tools (exact names or globs); ``None`` keeps all.
         exclude: Leave out these tools (exact names or globs).
         prefix: Prefix for registry names; ``None`` uses ``name + "_"``, ``""`` none.
@@ -110,6 +116,8 @@ class McpServerConfig(BaseModel):
     call_timeout: float | None = Field(default=60.0, gt=0)
     retries: int = Field(default=2, ge=0)
     call_retries: int = Field(default=0, ge=0)
+    idempotent: tuple[str, ...] = ()
+    max_message_bytes: int = Field(default=64 * 1024 * 1024, gt=0)
     include: tuple[str, ...] | None = None
     exclude: tuple[str, ...] = ()
     prefix: str | None = None

@@ -5,10 +5,17 @@ anyio cancel scopes must be entered and exited in the same task, so each connect
 group. Callers in any task of the same event loop send requests on the open session
 concurrently; the session multiplexes them by JSON-RPC id. Callers on any other loop or
 thread are forwarded to that loop (:class:`HomeLoop`) by the public methods.
+
+Design rule: a ``tools/call`` that may have reached the server (the connection broke or the
+call timed out after it was sent) is never sent again unless the tool is idempotent — the
+server marks it ``idempotentHint`` or ``readOnlyHint``, or the config lists it in
+``idempotent``. Its error then says it is not retryable, so the invoker does not re-send it
+either. A call that never left (the connect failed) may always be retried.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import logging
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -180,20 +187,42 @@ class Connection:
                 with anyio.fail_after(timeout if timeout is not None else math.inf):
                     return await client.call_tool(name, arguments, meta=meta)  # type: ignore[arg-type]
             except TimeoutError:
-                raise ToolError(
-                    f"Tool {name} on MCP server {self.config.name!r} did not finish within "
-                    f"{timeout:g} s. Try again, or with a smaller request.",
-                    code=ErrorCode.TIMEOUT,
+                raise self._maybe_ran(
+                    name,
+                    ToolError(
+                        f"Tool {name} on MCP server {self.config.name!r} did not finish within "
+                        f"{timeout:g} s. Try again, or with a smaller request.",
+                        code=ErrorCode.TIMEOUT,
+                    ),
                 ) from None
             except Exception as exc:
                 error = await self._failure(exc, "call")
                 # A terminated HTTP session never ran the request: reconnect and send it again.
                 if attempt == 0 and _session_expired(exc):
                     continue
-                raise error from None
+                raise self._maybe_ran(name, error) from None
             finally:
                 _call_headers.reset(token)
         raise AssertionError("unreachable")
+
+    def idempotent(self, name: str) -> bool:
+        """Whether tool ``name`` may be sent again after it may have run once."""
+        if any(fnmatch.fnmatchcase(name, p) for p in self.config.idempotent):
+            return True
+        tool = next((t for t in self._tools or () if t.name == name), None)
+        hints = tool.annotations if tool is not None else None
+        return bool(hints and (hints.idempotent_hint or hints.read_only_hint))
+
+    def _maybe_ran(self, name: str, error: ToolError) -> ToolError:
+        """``error`` of a call that may have run: retryable only for an idempotent tool."""
+        if error.retryable and not self.idempotent(name):
+            error.retryable = False
+            error.message += (
+                f" The call may have run on the server; it is not sent again because {name} "
+                "is not marked idempotent."
+            )
+            error.args = (error.message,)
+        return error
 
     async def aclose(self) -> None:
         """Stop the owner task (the server process is shut down, bounded); from any loop."""
@@ -305,7 +334,7 @@ class Connection:
     def _handler(self, live: _Live) -> MessageHandlerFnT:
         async def handle(message: IncomingMessage) -> None:
             if isinstance(message, mcp_types.ToolListChangedNotification):
-                self._tools = None
+                # The old list stays until the new one is complete (all-or-nothing refresh).
                 self._tg.start_soon(self._refresh)
             await anyio.lowlevel.checkpoint()
 
@@ -332,11 +361,20 @@ class Connection:
             task_status.started()
 
     async def _refresh(self) -> None:
+        """Fetch the new list, then let the pool swap it in; never raises (the pool lives on)."""
         try:
             await self.list_tools(refresh=True)
-            await self._on_tools_changed()
-        except ToolError as exc:
-            logger.warning("refreshing the tools of %r failed: %s", self.config.name, exc.message)
+            if self.state != "closed":
+                await self._on_tools_changed()
+        except Exception as exc:
+            if self.state == "closed":
+                return  # the pool is closing: the refresh no longer matters
+            message = exc.message if isinstance(exc, ToolError) else repr(exc)
+            logger.warning(
+                "refreshing the tools of %r failed; the old tools stay: %s",
+                self.config.name,
+                self._redact(message),
+            )
 
     # -- failures --------------------------------------------------------------------------
 

@@ -2,6 +2,12 @@
 
 Messages name the server and what a person or the model can do about it; they pass through
 the connection's redactor so credentials never reach them.
+
+Design rule: a reply, any reply, means the server is alive. Only a failure of the transport
+itself is ``UNREACHABLE``. A JSON-RPC error the server sent — even one whose code happens to
+be ``-32000``, the number the SDK also uses for its own "connection closed" — is the
+server's answer and maps to ``EXECUTION_ERROR`` / ``INVALID_PARAMS`` / ``TIMEOUT`` with the
+server's message; the connection stays up.
 """
 
 from __future__ import annotations
@@ -31,6 +37,9 @@ class FailureFacts:
     returncode: int | None = None
 
 
+#: The message of the error the SDK raises itself when the transport ends.
+_SDK_CLOSED_MESSAGE = "Connection closed"
+
 _LOST = (
     anyio.ClosedResourceError,
     anyio.BrokenResourceError,
@@ -44,12 +53,21 @@ _LOST = (
 def is_connection_lost(exc: BaseException) -> bool:
     """Whether ``exc`` means the connection is gone and the next call must reconnect."""
     if isinstance(exc, MCPError):
-        return exc.code == mcp_types.CONNECTION_CLOSED or (
+        return _sdk_closed(exc) or (
             exc.code == mcp_types.INVALID_REQUEST and "session terminated" in exc.message.lower()
         )
     if isinstance(exc, BaseExceptionGroup):
         return any(is_connection_lost(e) for e in exc.exceptions)
     return isinstance(exc, _LOST)
+
+
+def _sdk_closed(exc: MCPError) -> bool:
+    """The SDK's own "connection closed" (raised locally), not a server's ``-32000`` reply."""
+    return (
+        exc.code == mcp_types.CONNECTION_CLOSED
+        and exc.message == _SDK_CLOSED_MESSAGE
+        and exc.error.data is None
+    )
 
 
 def to_tool_error(

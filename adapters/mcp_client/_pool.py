@@ -1,4 +1,11 @@
-"""Long-lived connections to many MCP servers: :class:`McpClientPool`."""
+"""Long-lived connections to many MCP servers: :class:`McpClientPool`.
+
+Design rule: a server's tool list can never take the pool down. A tool whose name does not
+fit (or, on a refresh, clashes with another tool) is skipped with a warning naming it; the
+server's other tools stay. A refresh is all-or-nothing per server and per tool: the new list
+is fetched completely before the registry changes, a failed fetch keeps the old tools, and
+each tool is swapped in one step. A refresh still pending when the pool closes ends quietly.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +13,7 @@ import contextlib
 import fnmatch
 import functools
 import html
+import logging
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -35,6 +43,8 @@ ServersArg = (
     Mapping[str, McpServerConfig | Mapping[str, Any]] | Iterable[McpServerConfig] | str | Path
 )
 _DEFAULT = object()
+
+logger = logging.getLogger("adapters.mcp_client")
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,14 +296,7 @@ class McpClientPool:
         return self._open_home().run_sync(register)
 
     async def _add(self, registry: ToolRegistry, server: str, prefix: str) -> list[RemoteTool]:
-        tools = await self.tools(server, prefix=prefix)
-        for tool in tools:
-            if not is_valid_name(tool.name):
-                raise RegistrationError(
-                    f"Tool {tool.remote_name!r} of MCP server {server!r} becomes {tool.name!r}, "
-                    "which does not fit ^[a-zA-Z0-9_-]{1,64}$; set a shorter 'prefix' for the "
-                    "server or exclude the tool ('exclude': [...])."
-                )
+        tools = self._fitting(server, await self.tools(server, prefix=prefix))
         done: list[str] = []
         try:
             for tool in tools:
@@ -308,14 +311,65 @@ class McpClientPool:
         self._registered[(id(registry), server)] = done
         return tools
 
+    def _fitting(self, server: str, tools: list[RemoteTool]) -> list[RemoteTool]:
+        """The tools whose registry names fit; the others are skipped with a warning.
+
+        Raises:
+            RegistrationError: No tool of the server fits (a config mistake, e.g. the prefix).
+        """
+        good = [t for t in tools if is_valid_name(t.name)]
+        bad = [t for t in tools if not is_valid_name(t.name)]
+        if not bad:
+            return good
+        first = bad[0]
+        message = (
+            f"Tool {first.remote_name!r} of MCP server {server!r} becomes {first.name!r}, "
+            "which does not fit ^[a-zA-Z0-9_-]{1,64}$; set a shorter 'prefix' for the "
+            "server or exclude the tool ('exclude': [...])."
+        )
+        if not good:
+            raise RegistrationError(message)
+        logger.warning(
+            "skipped %d tool(s) of MCP server %r whose names do not fit ^[a-zA-Z0-9_-]{1,64}$: %s",
+            len(bad),
+            server,
+            ", ".join(repr(t.remote_name[:80]) for t in bad),
+        )
+        return good
+
     async def _resync(self, server: str) -> None:
+        """Swap in the server's new tool list (already fetched in full) for every binding."""
+        connection, config = self._by_name[server], self._configs[server]
+        listed = connection._tools or []
         for registry, name, prefix in self._bindings:
             if name != server:
                 continue
-            for old in self._registered.pop((id(registry), name), []):
-                if old in registry:
-                    registry.remove(old)
-            await self._add(registry, name, prefix)
+            remote = [
+                RemoteTool(connection, t, name=prefix + t.name)
+                for t in listed
+                if _selected(t.name, config)
+            ]
+            try:
+                fresh = self._fitting(server, remote)
+            except RegistrationError as exc:
+                logger.warning("kept the old tools of MCP server %r: %s", server, exc)
+                continue
+            key = (id(registry), name)
+            old = self._registered.get(key, [])
+            for stale in set(old) - {t.name for t in fresh}:
+                if stale in registry:
+                    registry.remove(stale)
+            done: list[str] = []
+            for tool in fresh:
+                if tool.name in old and tool.name in registry:
+                    registry.remove(tool.name)
+                try:
+                    registry.add(tool)
+                except RegistrationError as exc:
+                    logger.warning("skipped tool %r of MCP server %r: %s", tool.name, server, exc)
+                    continue
+                done.append(tool.name)
+            self._registered[key] = done
 
     # -- status ----------------------------------------------------------------------------
 

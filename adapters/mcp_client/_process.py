@@ -4,13 +4,19 @@ The SDK's ``stdio_client`` merges its own default environment into the child's a
 grace periods; this transport gives the server only what the config names and lets the pool
 choose how long shutdown may take. The child runs in its own session (process group), so the
 whole tree — ``npx`` and the ``node`` it starts, say — is signalled together, and anything
-left in the group after the server exits is killed too.
+left in the group after the server exits is killed too. Helpers that leave the group
+(``setsid``) are found by the marker in their environment (see ``_reaper``).
+
+Design rule: the server's stdout is read line by line in linear time, and one message may
+not exceed ``max_message_bytes`` of its config. A longer reply fails the request it answers
+(with an error that says so) and is dropped; the connection and the next call go on.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import signal
 import subprocess
 from collections import deque
@@ -25,6 +31,8 @@ from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
 
 from adapters.mcp_client._config import McpServerConfig, expand
+from adapters.mcp_client._lines import Line, read_lines
+from adapters.mcp_client._reaper import MARKER_VAR, kill_all, new_marker, server_processes
 
 __all__ = ["ChildProcess", "minimal_env", "stdio_transport"]
 
@@ -37,6 +45,7 @@ INHERITED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
 _MAX_STRAY_LINES = 10
 _STDERR_LINES = 20
 _POLL = 0.02
+_ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
 
 
 def minimal_env(config: McpServerConfig) -> dict[str, str]:
@@ -44,6 +53,22 @@ def minimal_env(config: McpServerConfig) -> dict[str, str]:
     env = {k: os.environ[k] for k in INHERITED_ENV if k in os.environ}
     env.update({k: expand(v) for k, v in config.env.items()})
     return env
+
+
+def _too_long(line: Line, limit: int) -> SessionMessage | None:
+    """An error reply for the request an oversized line answered (if its id can be found)."""
+    found = _ID.search(line)
+    if found is None:
+        return None
+    request_id = mcp_types.jsonrpc_message_adapter.validate_json(
+        b'{"jsonrpc":"2.0","id":' + found.group(1) + b',"result":{}}'
+    ).id  # type: ignore[union-attr]
+    message = (
+        f"the server's reply was {line.size} bytes, over the limit of {limit} bytes for one "
+        "message; ask for less, or raise 'max_message_bytes' in the server's config"
+    )
+    error = mcp_types.ErrorData(code=mcp_types.INTERNAL_ERROR, message=message)
+    return SessionMessage(mcp_types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
 
 
 @dataclass
@@ -57,6 +82,7 @@ class ChildProcess:
     """
 
     pid: int = 0
+    marker: str = field(default_factory=new_marker)
     stderr_tail: deque[str] = field(default_factory=lambda: deque(maxlen=_STDERR_LINES))
     violation: str | None = None
     returncode: int | None = None
@@ -79,7 +105,7 @@ async def stdio_transport(
     """
     process = await anyio.open_process(
         [config.command or "", *(expand(a) for a in config.args)],
-        env=minimal_env(config),
+        env={**minimal_env(config), MARKER_VAR: child.marker},
         cwd=config.cwd,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -103,21 +129,30 @@ async def stdio_transport(
 
     async def _pump(stdout: anyio.abc.ByteReceiveStream) -> None:
         stray = 0
-        buffer = b""
-        async for chunk in stdout:
-            *lines, buffer = (buffer + chunk).split(b"\n")
-            for line in filter(bytes.strip, lines):
-                try:
-                    message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-                except ValueError:
-                    stray += 1
-                    text = redact(line.decode("utf-8", "replace").strip())[:120]
-                    logger.warning("server %r wrote a non-JSON-RPC line: %s", config.name, text)
-                    if stray > _MAX_STRAY_LINES:
-                        child.violation = text
-                        return
-                    continue
-                await read_writer.send(SessionMessage(message))
+        limit = config.max_message_bytes
+        async for line in read_lines(stdout, limit):
+            if line.oversized:
+                reply = _too_long(line, limit)
+                logger.warning(
+                    "server %r wrote a %d-byte message, over the %d-byte limit; dropped",
+                    config.name,
+                    line.size,
+                    limit,
+                )
+                if reply is not None:
+                    await read_writer.send(reply)
+                continue
+            try:
+                message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+            except ValueError:
+                stray += 1
+                text = redact(line.decode("utf-8", "replace").strip())[:120]
+                logger.warning("server %r wrote a non-JSON-RPC line: %s", config.name, text)
+                if stray > _MAX_STRAY_LINES:
+                    child.violation = text
+                    return
+                continue
+            await read_writer.send(SessionMessage(message))
 
     async def read_stderr() -> None:
         assert process.stderr is not None
@@ -149,13 +184,18 @@ async def stdio_transport(
             with anyio.CancelScope(shield=True):
                 write_stream.close()
                 read_stream.close()
-                await stop_process(process, grace)
+                await stop_process(process, grace, child.marker)
                 child.returncode = process.returncode
             tg.cancel_scope.cancel()
 
 
-async def stop_process(process: anyio.abc.Process, grace: float) -> None:
-    """Close stdin, then escalate SIGTERM -> SIGKILL on the process group, each step bounded."""
+async def stop_process(process: anyio.abc.Process, grace: float, marker: str = "") -> None:
+    """Close stdin, then escalate SIGTERM -> SIGKILL on the process group, each step bounded.
+
+    Then every process the server started (its tree, taken before the first step, and every
+    process carrying its ``marker``) is killed, so none survives, ``setsid`` or not.
+    """
+    started = server_processes(process.pid, marker) if marker else set()
     if process.stdin is not None:
         with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             await process.stdin.aclose()
@@ -166,6 +206,8 @@ async def stop_process(process: anyio.abc.Process, grace: float) -> None:
             break
     # Grandchildren that outlived the server (reparented, same group) go too.
     _signal_group(process.pid, signal.SIGKILL)
+    if marker:
+        kill_all(started, marker)
     for stream in (process.stdout, process.stderr):
         if stream is not None:
             with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
