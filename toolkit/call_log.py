@@ -240,10 +240,9 @@ class CallLog:
     def _sqlite(self) -> _Connection:
         assert self.path is not None
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None)
-        conn.execute("PRAGMA journal_mode=WAL")
+        conn = sqlite3.connect(self.path, timeout=self.busy_timeout)
+        conn.execute("PRAGMA journal_mode=WAL")  # outside a transaction: no statement ran yet
         conn.execute("PRAGMA synchronous=NORMAL")
-        conn.isolation_level = ""  # back to implicit transactions: one commit per batch
         return conn
 
     def _open(self) -> _Connection | None:
@@ -402,7 +401,21 @@ def read_calls(
         rows = conn.execute(sql, (*params, limit)).fetchall()
     finally:
         conn.close()
-    return [LoggedCall(*row[:-1], _json(row[-1])) for row in rows]
+    return [
+        LoggedCall(
+            call_id=row[0],
+            tool=row[1],
+            outcome=row[2],
+            code=row[3],
+            decision=row[4],
+            attempts=row[5],
+            duration_ms=row[6],
+            started_at=row[7],
+            caller=row[8],
+            arguments=_json(row[9]),
+        )
+        for row in rows
+    ]
 
 
 def _json(text: str) -> Any:
