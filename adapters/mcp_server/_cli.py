@@ -84,7 +84,7 @@ def serve_command(
         call_log=call_log,
         metrics=metrics,
     )
-    if workers > 1 or metrics:
+    if workers > 1 or metrics or (call_log and transport == "http"):
         _check_scaled(target, transport, stateless, config, workers)
         assert isinstance(target, str)  # checked above
         load_registry(target)  # fail here, once, rather than in every worker
@@ -130,12 +130,13 @@ def _check_scaled(
     if not stateless:
         raise ValueError(
             "--workers needs stateless HTTP (the default): a session lives in one process, and "
-            "the next request of its client may reach another."
+            "the next request of its client may reach another (so do --metrics and --call-log "
+            "over HTTP, which run the same app)."
         )
     if config is not None:
         raise ValueError(
-            "--workers and --metrics do not serve --config remote servers yet: serve them with "
-            "one worker, or run one gateway process next to the workers."
+            "--workers, --metrics and --call-log over HTTP do not serve --config remote servers "
+            "yet: serve those from a separate process without these options."
         )
     if not isinstance(target, str):
         raise ValueError(
@@ -160,6 +161,9 @@ def run_workers(settings: AppSettings, *, port: int, workers: int, graceful_s: i
         workers=workers,
         log_level="warning",
         timeout_graceful_shutdown=graceful_s,
+        # A worker answers the supervisor's pings only once its imports are done; on a busy
+        # machine that takes longer than uvicorn's 5 s, and it would be killed and restarted.
+        timeout_worker_healthcheck=60,
     )
 
 

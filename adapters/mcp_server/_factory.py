@@ -18,7 +18,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from starlette.types import ASGIApp
+import anyio.to_thread
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from adapters.mcp_server._auth import BearerGuard, token_from_env
 from adapters.mcp_server._http import DEFAULT_MAX_BODY_BYTES, http_app
@@ -133,11 +134,16 @@ class AppSettings:
         return env
 
 
-def observe(registry: ToolRegistry, settings: AppSettings) -> ASGIApp | None:
-    """Attach the call log and telemetry ``settings`` ask for; returns the metrics app, if any."""
+def observe(registry: ToolRegistry, settings: AppSettings) -> tuple[ASGIApp | None, CallLog | None]:
+    """Attach the call log and telemetry ``settings`` ask for.
+
+    Returns:
+        The metrics app (if asked for) and the call log (if any; close it on shutdown).
+    """
+    call_log = None
     if settings.call_log:
         call_log = CallLog(settings.call_log).attach(registry)
-        atexit.register(call_log.close)  # the worker's queued records are written on exit
+        atexit.register(call_log.close)  # a plain exit; servers close it at lifespan shutdown
     if settings.telemetry:
         try:
             from adapters.otel import instrument
@@ -146,7 +152,7 @@ def observe(registry: ToolRegistry, settings: AppSettings) -> ASGIApp | None:
         else:
             instrument(registry, arguments=settings.trace_arguments)
     if not settings.metrics:
-        return None
+        return None, call_log
     try:
         from adapters.otel.prometheus import PrometheusMetrics
     except ImportError as exc:
@@ -155,7 +161,29 @@ def observe(registry: ToolRegistry, settings: AppSettings) -> ASGIApp | None:
         ) from exc
     metrics = PrometheusMetrics()
     metrics.attach(registry)
-    return metrics.asgi_app()
+    return metrics.asgi_app(), call_log
+
+
+def _closing(app: ASGIApp, call_log: CallLog) -> ASGIApp:
+    """``app``, closing ``call_log`` when the server shuts down (after calls in flight).
+
+    uvicorn ends a worker stopped by SIGTERM with the signal's default action, so exit hooks
+    never run: the last records are written here, before shutdown completes.
+    """
+
+    async def lifespan_aware(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            await app(scope, receive, send)
+            return
+
+        async def on_send(message: Message) -> None:
+            if message["type"] == "lifespan.shutdown.complete":
+                await anyio.to_thread.run_sync(call_log.close)
+            await send(message)
+
+        await app(scope, receive, on_send)
+
+    return lifespan_aware
 
 
 def create_app(settings: AppSettings | None = None) -> ASGIApp:
@@ -171,7 +199,7 @@ def create_app(settings: AppSettings | None = None) -> ASGIApp:
     settings = settings or AppSettings.from_env()
     token = token_from_env(settings.token_env) if settings.token_env else None
     registry = load_registry(settings.target)
-    metrics = observe(registry, settings)
+    metrics, call_log = observe(registry, settings)
     server = build_server(
         registry, name=settings.name or settings.target, page_size=settings.page_size
     )
@@ -183,6 +211,8 @@ def create_app(settings: AppSettings | None = None) -> ASGIApp:
         allowed_hosts=settings.allowed_hosts,
         max_body_bytes=settings.max_body_bytes,
     )
+    if call_log is not None:
+        app = _closing(app, call_log)
     if metrics is None:
         return app
     from adapters.otel.prometheus import with_metrics
