@@ -25,6 +25,7 @@ _MOUNTS = (
     ("adapters.mcp_client._cli", "mcp_app", "mcp"),
     ("adapters.mcp_server._cli", "serve_cli", "serve"),
     ("adapters.cli._demo", "demo_command", "demo"),
+    ("adapters.cli._calls", "calls_command", "calls"),
 )
 
 

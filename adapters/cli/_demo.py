@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -32,6 +33,14 @@ def demo_command(
     no_remote: Annotated[
         bool, typer.Option("--no-remote", help="Do not start the carriers MCP server.")
     ] = False,
+    checkpoint: Annotated[
+        Path | None,
+        typer.Option(
+            "--checkpoint",
+            help="SQLite file keeping the run: a pending approval can be answered by a later "
+            "run with the same file.",
+        ),
+    ] = None,
 ) -> None:
     """Watch an agent use local functions and remote MCP tools from one registry.
 
@@ -54,7 +63,13 @@ def demo_command(
             "Ollama any value works); without it the demo uses its scripted model."
         )
         raise typer.Exit(2)
-    options = DemoOptions(choice, approve=yes, max_iterations=max_iterations, remote=not no_remote)
+    options = DemoOptions(
+        choice,
+        approve=yes,
+        max_iterations=max_iterations,
+        remote=not no_remote,
+        checkpoint=checkpoint,
+    )
     try:
         anyio.run(run_demo, options, console)
     except KeyboardInterrupt:

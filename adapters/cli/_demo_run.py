@@ -23,7 +23,7 @@ import examples
 from adapters.cli import _demo_view as view
 from adapters.cli._demo_model import ModelChoice
 from adapters.cli._demo_script import REQUEST, SYSTEM_PROMPT, TENANT
-from adapters.langgraph import RunSummary, build_agent
+from adapters.langgraph import RunSummary, async_sqlite_checkpointer, build_agent
 from adapters.mcp_client import McpClientPool, McpServerConfig
 from examples.warehouse_app import build_registry
 from toolkit import CallRecord, ToolError, ToolRegistry
@@ -43,12 +43,15 @@ class DemoOptions:
         approve: Approve destructive calls without asking (``--yes``).
         max_iterations: Model turns with tool calls before the final answer.
         remote: Start the carriers MCP server and add its tools.
+        checkpoint: A SQLite file keeping the run's state, so a pending approval can be
+            answered by a later ``toolkit demo --checkpoint`` (default: in memory).
     """
 
     model: ModelChoice
     approve: bool = False
     max_iterations: int = 10
     remote: bool = True
+    checkpoint: Path | None = None
 
 
 def carriers_config() -> McpServerConfig:
@@ -105,13 +108,22 @@ class _Run:
                 self.console.print(view.tool_result_panel(message, record))
         self._working()
 
+    @property
+    def can_answer(self) -> bool:
+        """Whether someone (``--yes`` or a person at a terminal) can answer an approval."""
+        return self.options.approve or sys.stdin.isatty()
+
+    def show(self, item: Interrupt) -> str:
+        """Print the approval panel of a pending call; returns the call as text."""
+        value = item.value if isinstance(item.value, dict) else {}
+        call = view.call_text(str(value.get("tool")), value.get("arguments"))
+        self.console.print(view.approval_panel(call, value.get("description", "")))
+        return call
+
     async def decide(self, pending: Sequence[Interrupt]) -> Command[Any]:
         answers: dict[str, Any] = {}
         for item in pending:
-            value = item.value if isinstance(item.value, dict) else {}
-            call = view.call_text(str(value.get("tool")), value.get("arguments"))
-            self.console.print(view.approval_panel(call, value.get("description", "")))
-            answers[item.id] = await self._answer(call)
+            answers[item.id] = await self._answer(self.show(item))
         self._working()
         return Command(resume=answers)
 
@@ -149,7 +161,18 @@ async def _connect(
             console.print(f"[yellow]remote tools skipped:[/] {exc.message}")
 
 
-async def _agent_run(run: _Run, registry: ToolRegistry) -> RunSummary:
+async def _agent_run(run: _Run, registry: ToolRegistry) -> RunSummary | None:
+    async with contextlib.AsyncExitStack() as stack:
+        if run.options.checkpoint is None:
+            saver: Any = InMemorySaver()
+        else:
+            saver = await stack.enter_async_context(
+                async_sqlite_checkpointer(run.options.checkpoint)
+            )
+        return await _agent_loop(run, registry, saver)
+
+
+async def _agent_loop(run: _Run, registry: ToolRegistry, saver: Any) -> RunSummary | None:
     options = run.options
     pause = _PAUSE if run.console.is_terminal else 0.0
     agent = build_agent(
@@ -157,12 +180,16 @@ async def _agent_run(run: _Run, registry: ToolRegistry) -> RunSummary:
         registry,
         system_prompt=SYSTEM_PROMPT,
         max_iterations=options.max_iterations,
-        checkpointer=InMemorySaver(),
+        checkpointer=saver,
         context_keys=["tenant"],
     )
     # The tenant comes from the application (here: the config), never from the model.
     config: RunnableConfig = {"configurable": {"thread_id": "demo", "tenant": TENANT}}
     payload: Any = {"messages": [("user", REQUEST)]}
+    waiting = (await agent.aget_state(config)).interrupts
+    if waiting:  # a run saved in the checkpoint stopped at an approval: answer it now
+        run.console.print(f"[cyan]resuming[/] the run saved in {options.checkpoint}")
+        payload = await run.decide(waiting)
     while payload is not None:
         pending: Sequence[Interrupt] = ()
         async for update in agent.astream(payload, config, stream_mode="updates"):
@@ -173,6 +200,14 @@ async def _agent_run(run: _Run, registry: ToolRegistry) -> RunSummary:
                     run.on_model(change)
                 elif node == "tools":
                     run.on_tools(change)
+        if pending and options.checkpoint is not None and not run.can_answer:
+            for item in pending:
+                run.show(item)
+            run.console.print(
+                f"[yellow]waiting for approval:[/] the run is saved in {options.checkpoint}; "
+                f"answer it later with toolkit demo --checkpoint {options.checkpoint} --yes"
+            )
+            return None
         payload = await run.decide(pending) if pending else None
     return RunSummary.from_state(await agent.aget_state(config))
 
@@ -197,6 +232,8 @@ async def run_demo(options: DemoOptions, console: Console) -> None:
             finally:
                 unsubscribe()
             seconds = time.perf_counter() - started
+    if summary is None:
+        return
     console.print(view.answer_panel(summary.answer))
     console.print(view.call_log(summary, run.records))
     console.print(view.footer(summary.usage, seconds))

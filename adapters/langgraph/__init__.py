@@ -8,6 +8,7 @@
 from adapters.langchain.approval import approval_payload, interrupt_approver, to_approval
 from adapters.langgraph.agent import STOP_NOTE, as_registry, build_agent, single_turn_node
 from adapters.langgraph.deterministic import tool_node
+from adapters.langgraph.persistence import async_sqlite_checkpointer, sqlite_checkpointer
 from adapters.langgraph.state import AgentState, ToolCallEntry, add_usage
 from adapters.langgraph.summary import RunSummary
 
@@ -19,9 +20,11 @@ __all__ = [
     "add_usage",
     "approval_payload",
     "as_registry",
+    "async_sqlite_checkpointer",
     "build_agent",
     "interrupt_approver",
     "single_turn_node",
+    "sqlite_checkpointer",
     "to_approval",
     "tool_node",
 ]

@@ -11,6 +11,7 @@ From the command line: ``toolkit serve myapp.tools`` (stdio) or
 
 from adapters.mcp_server._auth import BearerGuard, token_from_env
 from adapters.mcp_server._cli import serve_command
+from adapters.mcp_server._factory import AppSettings, create_app
 from adapters.mcp_server._http import DEFAULT_MAX_BODY_BYTES, http_app, serve_http
 from adapters.mcp_server._server import RegistryServer, build_server
 from adapters.mcp_server._stdio import run_stdio, serve_stdio
@@ -19,9 +20,11 @@ from adapters.mcp_server._wire import ERROR_META_KEY
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
     "ERROR_META_KEY",
+    "AppSettings",
     "BearerGuard",
     "RegistryServer",
     "build_server",
+    "create_app",
     "http_app",
     "run_stdio",
     "serve_command",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -9,8 +10,10 @@ from typing import Annotated, Literal
 
 import anyio
 import typer
+import uvicorn
 
 from adapters.mcp_server._auth import token_from_env
+from adapters.mcp_server._factory import AppSettings, observe
 from adapters.mcp_server._gateway import remote_tools
 from adapters.mcp_server._http import serve_http
 from adapters.mcp_server._server import build_server
@@ -18,7 +21,7 @@ from adapters.mcp_server._stdio import serve_stdio
 from toolkit.loader import load_registry
 from toolkit.registry import ToolRegistry
 
-__all__ = ["app", "serve_cli", "serve_command"]
+__all__ = ["app", "run_workers", "serve_cli", "serve_command"]
 
 TransportName = Literal["stdio", "http"]
 
@@ -35,6 +38,9 @@ def serve_command(
     page_size: int | None = None,
     stateless: bool = True,
     allowed_hosts: tuple[str, ...] = (),
+    workers: int = 1,
+    call_log: str | None = None,
+    metrics: bool = False,
 ) -> None:
     """Serve the tools of ``target`` until the client hangs up (stdio) or Ctrl-C (http).
 
@@ -51,10 +57,14 @@ def serve_command(
         page_size: Tools per ``tools/list`` page (default: all).
         stateless: Serve HTTP without sessions (default).
         allowed_hosts: More ``Host`` values the HTTP server accepts.
+        workers: HTTP worker processes (uvicorn's own workers; stateless HTTP only).
+        call_log: A SQLite file (or ``sqlite:///`` URL) every call is written to.
+        metrics: Serve Prometheus metrics at ``/metrics`` (HTTP).
 
     Raises:
         ValueError: ``transport`` is unknown, ``token_env`` is set for stdio or names an empty
-            variable, or ``target`` holds no tools (``RegistrationError``).
+            variable, ``workers``/``metrics`` do not fit the other options, or ``target``
+            holds no tools (``RegistrationError``).
     """
     if transport not in ("stdio", "http"):
         raise ValueError(f"Unknown transport {transport!r}: use 'stdio' or 'http'.")
@@ -64,7 +74,25 @@ def serve_command(
             "the process that started it."
         )
     token = token_from_env(token_env) if token_env else None
+    settings = AppSettings(
+        target=target if isinstance(target, str) else "mcp-toolkit",
+        name=name,
+        host=host,
+        token_env=token_env,
+        allowed_hosts=allowed_hosts,
+        page_size=page_size,
+        call_log=call_log,
+        metrics=metrics,
+    )
+    if workers > 1 or metrics or (call_log and transport == "http"):
+        _check_scaled(target, transport, stateless, config, workers)
+        assert isinstance(target, str)  # checked above
+        load_registry(target)  # fail here, once, rather than in every worker
+        _say(f"Serving {target} at http://{host}:{port}/mcp with {workers} worker(s)")
+        run_workers(settings, port=port, workers=workers)
+        return
     registry = load_registry(target)
+    observe(registry, settings)
     server_name = name or (target if isinstance(target, str) else "mcp-toolkit")
     server = build_server(registry, name=server_name, page_size=page_size)
 
@@ -88,6 +116,55 @@ def serve_command(
             )
 
     anyio.run(main)
+
+
+def _check_scaled(
+    target: str | ToolRegistry,
+    transport: str,
+    stateless: bool,
+    config: str | Path | None,
+    workers: int,
+) -> None:
+    if transport != "http":
+        raise ValueError("--workers and --metrics need --transport http.")
+    if not stateless:
+        raise ValueError(
+            "--workers needs stateless HTTP (the default): a session lives in one process, and "
+            "the next request of its client may reach another (so do --metrics and --call-log "
+            "over HTTP, which run the same app)."
+        )
+    if config is not None:
+        raise ValueError(
+            "--workers, --metrics and --call-log over HTTP do not serve --config remote servers "
+            "yet: serve those from a separate process without these options."
+        )
+    if not isinstance(target, str):
+        raise ValueError(
+            "Each worker imports the tools itself: give a module or file, not a registry."
+        )
+    if workers < 1:
+        raise ValueError(f"--workers must be at least 1, not {workers}.")
+
+
+def run_workers(settings: AppSettings, *, port: int, workers: int, graceful_s: int = 30) -> None:
+    """Start uvicorn with ``workers`` processes, each building the app from ``settings``.
+
+    On SIGTERM/SIGINT each worker stops accepting connections and finishes the calls in flight
+    (up to ``graceful_s`` seconds) before it exits.
+    """
+    os.environ.update(settings.to_env())
+    uvicorn.run(
+        "adapters.mcp_server._factory:create_app",
+        factory=True,
+        host=settings.host,
+        port=port,
+        workers=workers,
+        log_level="warning",
+        timeout_graceful_shutdown=graceful_s,
+        # A worker answers the supervisor's pings only once its imports are done; on a busy
+        # machine that takes longer than uvicorn's 5 s, and it would be killed and restarted.
+        timeout_worker_healthcheck=60,
+    )
 
 
 def _say(message: str) -> None:
@@ -116,6 +193,15 @@ def serve_cli(
     allow_host: Annotated[
         list[str] | None, typer.Option(help="Extra accepted Host header (repeatable).")
     ] = None,
+    workers: Annotated[
+        int, typer.Option(help="HTTP worker processes (stateless HTTP; one per core).")
+    ] = 1,
+    call_log: Annotated[
+        str | None, typer.Option(help="SQLite file every call is written to (toolkit calls).")
+    ] = None,
+    metrics: Annotated[
+        bool, typer.Option("--metrics", help="Prometheus metrics at /metrics (HTTP).")
+    ] = False,
 ) -> None:
     """Serve the tools of TARGET as an MCP server."""
     try:
@@ -130,6 +216,9 @@ def serve_cli(
             page_size=page_size,
             stateless=not stateful,
             allowed_hosts=tuple(allow_host or ()),
+            workers=workers,
+            call_log=call_log,
+            metrics=metrics,
         )
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)

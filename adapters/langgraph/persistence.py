@@ -1,0 +1,60 @@
+"""Checkpointers that outlive the process, so a pending approval can be resumed by another one.
+
+LangGraph's own ``langgraph-checkpoint-sqlite`` (extra ``[persist]``) keeps the graph state in
+a SQLite file: an agent built with :func:`sqlite_checkpointer` that stops at an approval
+``interrupt()`` can be resumed with ``Command(resume=...)`` by a new process using the same
+file and ``thread_id``. For several replicas, use LangGraph's Postgres checkpointer instead
+(``langgraph-checkpoint-postgres``); :func:`build_agent` accepts any checkpointer.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+__all__ = ["async_sqlite_checkpointer", "sqlite_checkpointer"]
+
+_MISSING = (
+    "A SQLite checkpointer needs LangGraph's langgraph-checkpoint-sqlite package: "
+    "pip install 'mcp-toolkit[persist]'."
+)
+
+
+def sqlite_checkpointer(path: str | Path) -> SqliteSaver:
+    """A checkpointer for ``invoke``/``stream`` that saves graph state in the file ``path``.
+
+    The connection is shared between threads (LangGraph serialises its use) and stays open for
+    the life of the process.
+
+    Raises:
+        ImportError: ``langgraph-checkpoint-sqlite`` is not installed (the message says how).
+    """
+    try:
+        from langgraph.checkpoint.sqlite import SqliteSaver
+    except ImportError as exc:
+        raise ImportError(_MISSING) from exc
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return SqliteSaver(sqlite3.connect(path, check_same_thread=False))
+
+
+@asynccontextmanager
+async def async_sqlite_checkpointer(path: str | Path) -> AsyncIterator[AsyncSqliteSaver]:
+    """A checkpointer for ``ainvoke``/``astream`` saving graph state in ``path``; closed on exit.
+
+    Raises:
+        ImportError: ``langgraph-checkpoint-sqlite`` (with ``aiosqlite``) is not installed.
+    """
+    try:
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+    except ImportError as exc:
+        raise ImportError(_MISSING) from exc
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
+        yield saver

@@ -1,0 +1,222 @@
+"""An importable ASGI app factory that reads its configuration from the environment.
+
+Any ASGI server can start it, with as many workers or replicas as wanted, because the
+stateless HTTP mode lets any process answer any request::
+
+    TOOLKIT_TARGET=myapp.tools uvicorn --factory adapters.mcp_server:create_app --workers 4
+    TOOLKIT_TARGET=myapp.tools gunicorn -k uvicorn.workers.UvicornWorker -w 4 \\
+        'adapters.mcp_server:create_app()'
+
+``toolkit serve --transport http --workers N`` sets these variables and starts uvicorn.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import anyio.to_thread
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from adapters.mcp_server._auth import BearerGuard, token_from_env
+from adapters.mcp_server._http import DEFAULT_MAX_BODY_BYTES, http_app
+from adapters.mcp_server._server import build_server
+from toolkit.call_log import CALL_LOG_ENV, CallLog
+from toolkit.loader import load_registry
+from toolkit.registry import ToolRegistry
+
+__all__ = ["AppSettings", "create_app", "observe"]
+
+log = logging.getLogger("toolkit.server")
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool = False) -> bool:
+    value = env.get(name)
+    return default if value is None or not value.strip() else value.strip().lower() in _TRUE
+
+
+def _int(env: Mapping[str, str], name: str, default: int | None) -> int | None:
+    value = env.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"${name}={value!r} is not a whole number.") from None
+
+
+@dataclass(frozen=True)
+class AppSettings:
+    """What :func:`create_app` reads from the environment (``TOOLKIT_*`` variables).
+
+    Attributes:
+        target: ``TOOLKIT_TARGET``: module, package, ``module:attribute`` or file (required).
+        name: ``TOOLKIT_NAME``: server name shown to clients (default: the target).
+        host: ``TOOLKIT_HOST``: the bind address, for the ``Host`` check (default 127.0.0.1).
+        token_env: ``TOOLKIT_TOKEN_ENV``: the variable holding the bearer token clients send.
+        allowed_hosts: ``TOOLKIT_ALLOWED_HOSTS``: more accepted ``Host`` values, comma-separated.
+        page_size: ``TOOLKIT_PAGE_SIZE``: tools per ``tools/list`` page.
+        max_body_bytes: ``TOOLKIT_MAX_BODY_BYTES``: larger request bodies get 413.
+        call_log: ``TOOLKIT_CALL_LOG``: a SQLite file (or ``sqlite:///`` URL) for the call log.
+        metrics: ``TOOLKIT_METRICS=1``: a Prometheus scrape endpoint at ``/metrics``.
+        telemetry: ``TOOLKIT_OTEL`` (default on): spans and metrics to OpenTelemetry's global
+            providers when ``opentelemetry-api`` is installed.
+        trace_arguments: ``TOOLKIT_OTEL_ARGUMENTS=1``: redacted arguments on the spans.
+    """
+
+    target: str
+    name: str | None = None
+    host: str = "127.0.0.1"
+    token_env: str | None = None
+    allowed_hosts: tuple[str, ...] = ()
+    page_size: int | None = None
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    call_log: str | None = None
+    metrics: bool = False
+    telemetry: bool = True
+    trace_arguments: bool = False
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> AppSettings:
+        """Read the settings from ``env`` (default: ``os.environ``).
+
+        Raises:
+            ValueError: ``TOOLKIT_TARGET`` is missing or a number is not a number.
+        """
+        env = os.environ if env is None else env
+        target = env.get("TOOLKIT_TARGET", "").strip()
+        if not target:
+            raise ValueError(
+                "Set TOOLKIT_TARGET to the tools to serve (a module, package, module:attribute "
+                "or file), e.g. TOOLKIT_TARGET=myapp.tools."
+            )
+        hosts = tuple(
+            h.strip() for h in env.get("TOOLKIT_ALLOWED_HOSTS", "").split(",") if h.strip()
+        )
+        return cls(
+            target=target,
+            name=env.get("TOOLKIT_NAME") or None,
+            host=env.get("TOOLKIT_HOST") or "127.0.0.1",
+            token_env=env.get("TOOLKIT_TOKEN_ENV") or None,
+            allowed_hosts=hosts,
+            page_size=_int(env, "TOOLKIT_PAGE_SIZE", None),
+            max_body_bytes=_int(env, "TOOLKIT_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES)
+            or DEFAULT_MAX_BODY_BYTES,
+            call_log=env.get(CALL_LOG_ENV) or None,
+            metrics=_flag(env, "TOOLKIT_METRICS"),
+            telemetry=_flag(env, "TOOLKIT_OTEL", True),
+            trace_arguments=_flag(env, "TOOLKIT_OTEL_ARGUMENTS"),
+        )
+
+    def to_env(self) -> dict[str, str]:
+        """The variables that make :meth:`from_env` give these settings back."""
+        env = {
+            "TOOLKIT_TARGET": self.target,
+            "TOOLKIT_HOST": self.host,
+            "TOOLKIT_MAX_BODY_BYTES": str(self.max_body_bytes),
+            "TOOLKIT_METRICS": "1" if self.metrics else "0",
+            "TOOLKIT_OTEL": "1" if self.telemetry else "0",
+            "TOOLKIT_OTEL_ARGUMENTS": "1" if self.trace_arguments else "0",
+        }
+        optional = {
+            "TOOLKIT_NAME": self.name,
+            "TOOLKIT_TOKEN_ENV": self.token_env,
+            "TOOLKIT_ALLOWED_HOSTS": ",".join(self.allowed_hosts) or None,
+            "TOOLKIT_PAGE_SIZE": None if self.page_size is None else str(self.page_size),
+            CALL_LOG_ENV: self.call_log,
+        }
+        env.update({k: v for k, v in optional.items() if v is not None})
+        return env
+
+
+def observe(registry: ToolRegistry, settings: AppSettings) -> tuple[ASGIApp | None, CallLog | None]:
+    """Attach the call log and telemetry ``settings`` ask for.
+
+    Returns:
+        The metrics app (if asked for) and the call log (if any; close it on shutdown).
+    """
+    call_log = None
+    if settings.call_log:
+        call_log = CallLog(settings.call_log).attach(registry)
+        atexit.register(call_log.close)  # a plain exit; servers close it at lifespan shutdown
+    if settings.telemetry:
+        try:
+            from adapters.otel import instrument
+        except ImportError:
+            log.debug("opentelemetry-api is not installed: no spans")
+        else:
+            instrument(registry, arguments=settings.trace_arguments)
+    if not settings.metrics:
+        return None, call_log
+    try:
+        from adapters.otel.prometheus import PrometheusMetrics
+    except ImportError as exc:
+        raise ValueError(
+            "TOOLKIT_METRICS needs prometheus-client: pip install 'mcp-toolkit[metrics]'."
+        ) from exc
+    metrics = PrometheusMetrics()
+    metrics.attach(registry)
+    return metrics.asgi_app(), call_log
+
+
+def _closing(app: ASGIApp, call_log: CallLog) -> ASGIApp:
+    """``app``, closing ``call_log`` when the server shuts down (after calls in flight).
+
+    uvicorn ends a worker stopped by SIGTERM with the signal's default action, so exit hooks
+    never run: the last records are written here, before shutdown completes.
+    """
+
+    async def lifespan_aware(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            await app(scope, receive, send)
+            return
+
+        async def on_send(message: Message) -> None:
+            if message["type"] == "lifespan.shutdown.complete":
+                await anyio.to_thread.run_sync(call_log.close)
+            await send(message)
+
+        await app(scope, receive, on_send)
+
+    return lifespan_aware
+
+
+def create_app(settings: AppSettings | None = None) -> ASGIApp:
+    """The stateless streamable-HTTP app for the tools the environment names.
+
+    Args:
+        settings: Instead of reading ``TOOLKIT_*`` variables (see :class:`AppSettings`).
+
+    Raises:
+        ValueError: The environment is incomplete or wrong (the message names the variable).
+        RegistrationError: The target holds no tools or a tool is broken.
+    """
+    settings = settings or AppSettings.from_env()
+    token = token_from_env(settings.token_env) if settings.token_env else None
+    registry = load_registry(settings.target)
+    metrics, call_log = observe(registry, settings)
+    server = build_server(
+        registry, name=settings.name or settings.target, page_size=settings.page_size
+    )
+    app = http_app(
+        server,
+        stateless=True,
+        token=token,
+        host=settings.host,
+        allowed_hosts=settings.allowed_hosts,
+        max_body_bytes=settings.max_body_bytes,
+    )
+    if call_log is not None:
+        app = _closing(app, call_log)
+    if metrics is None:
+        return app
+    from adapters.otel.prometheus import with_metrics
+
+    if token is not None:
+        metrics = BearerGuard(metrics, token)
+    return with_metrics(app, metrics)

@@ -1,0 +1,66 @@
+"""A Prometheus scrape endpoint with call counters and latency histograms per tool and code."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, make_asgi_app
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from toolkit.registry import ToolRegistry
+from toolkit.result import CallRecord
+
+__all__ = ["PrometheusMetrics", "with_metrics"]
+
+_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+
+class PrometheusMetrics:
+    """Counts calls (``toolkit_tool_calls_total``) and times them (``toolkit_tool_duration_seconds``).
+
+    Args:
+        collector: The ``prometheus_client`` registry to register into (default: a new one, so
+            several servers in one process do not collide).
+    """
+
+    def __init__(self, collector: CollectorRegistry | None = None) -> None:
+        self.collector = collector or CollectorRegistry()
+        self.calls = Counter(
+            "toolkit_tool_calls",
+            "Tool calls by tool, outcome and error code.",
+            ["tool", "outcome", "code"],
+            registry=self.collector,
+        )
+        self.duration = Histogram(
+            "toolkit_tool_duration_seconds",
+            "Tool call duration, retries included.",
+            ["tool", "code"],
+            buckets=_BUCKETS,
+            registry=self.collector,
+        )
+
+    def __call__(self, record: CallRecord) -> None:
+        """Count one call."""
+        code = record.code.value if record.code else "OK"
+        self.calls.labels(record.tool, record.outcome, code).inc()
+        self.duration.labels(record.tool, code).observe(record.duration_ms / 1000)
+
+    def attach(self, registry: ToolRegistry) -> Callable[[], None]:
+        """Count the calls of ``registry``; returns the undo function."""
+        return registry.subscribe(self)
+
+    def asgi_app(self) -> ASGIApp:
+        """The scrape endpoint (Prometheus text format)."""
+        return make_asgi_app(registry=self.collector)  # type: ignore[no-any-return]
+
+
+def with_metrics(app: ASGIApp, metrics: ASGIApp, path: str = "/metrics") -> ASGIApp:
+    """``app`` with ``metrics`` answering GET ``path``."""
+
+    async def route(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == path:
+            await metrics(scope, receive, send)
+        else:
+            await app(scope, receive, send)
+
+    return route

@@ -1,0 +1,212 @@
+"""The durable call log: written off the call path, read by ``toolkit calls`` in another process."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from adapters.cli import _render, app
+from adapters.cli._calls import parse_time
+from toolkit import ToolRegistry, mcp_tool
+from toolkit.call_log import CallLog, call_log_path, caller_scope, read_calls
+
+ROOT = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+
+
+@mcp_tool
+def login(user: str, password: str) -> str:
+    """Log a user in.
+
+    Args:
+        user: The user name.
+        password: The user's password.
+    """
+    return f"welcome {user}"
+
+
+@mcp_tool
+def fail(reason: str) -> str:
+    """Always fails.
+
+    Args:
+        reason: Why.
+    """
+    raise RuntimeError(reason)
+
+
+def _registry() -> ToolRegistry:
+    registry = ToolRegistry()
+    registry.register(login)
+    registry.register(fail)
+    return registry
+
+
+@pytest.fixture(autouse=True)
+def _wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
+    for console in (_render.console, _render.err_console):
+        monkeypatch.setattr(console, "width", 250)
+
+
+def test_calls_made_by_another_process_show_up_in_toolkit_calls(tmp_path: Path) -> None:
+    db = tmp_path / "calls.db"
+    script = textwrap.dedent(
+        f"""
+        from toolkit import ToolRegistry
+        from toolkit.call_log import CallLog, caller_scope
+        from examples.warehouse_app import registry
+
+        log = CallLog({str(db)!r}, caller="worker-7").attach(registry)
+        registry.call_sync("query_bins", {{"tenant_code": "acme"}})
+        registry.call_sync("no_such_tool", {{}})
+        with caller_scope("alice"):
+            registry.call_sync("query_bins", {{"tenant_code": "acme"}})
+        log.close()
+        assert log.written == 3, log.written
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+
+    listed = runner.invoke(app, ["calls", "--log", str(db), "--json"])
+    assert listed.exit_code == 0, listed.output
+    rows = json.loads(listed.stdout)
+    assert [(r["tool"], r["outcome"], r["code"], r["caller"]) for r in rows] == [
+        ("query_bins", "ok", None, "alice"),
+        ("no_such_tool", "error", "TOOL_NOT_FOUND", "worker-7"),
+        ("query_bins", "ok", None, "worker-7"),
+    ]
+    assert rows[0]["arguments"]["tenant_code"] == "acme"
+
+    only_errors = json.loads(
+        runner.invoke(app, ["calls", "--log", f"sqlite:///{db}", "--errors", "--json"]).stdout
+    )
+    assert [r["tool"] for r in only_errors] == ["no_such_tool"]
+    by_caller = json.loads(
+        runner.invoke(app, ["calls", "--log", str(db), "--caller", "alice", "--json"]).stdout
+    )
+    assert len(by_caller) == 1
+    assert (
+        json.loads(
+            runner.invoke(app, ["calls", "--log", str(db), "--since", "1h", "--json"]).stdout
+        ).__len__()
+        == 3
+    )
+    assert (
+        json.loads(
+            runner.invoke(app, ["calls", "--log", str(db), "--until", "1h", "--json"]).stdout
+        )
+        == []
+    )
+
+    table = runner.invoke(app, ["calls", "--log", str(db), "--tool", "no_such_tool"])
+    assert table.exit_code == 0
+    assert "no_such_tool" in table.stdout and "TOOL_NOT_FOUND" in table.stdout
+    assert "query_bins" not in table.stdout
+
+
+def test_arguments_are_redacted_and_codes_filter(tmp_path: Path) -> None:
+    registry = _registry()
+    with CallLog(tmp_path / "calls.db").attach(registry) as log:
+        registry.call_sync("login", {"user": "bob", "password": "hunter22"})
+        registry.call_sync("fail", {"reason": "boom"})
+        assert log.flush()
+    stored = (
+        sqlite3.connect(tmp_path / "calls.db").execute("SELECT arguments FROM calls").fetchall()
+    )
+    assert "hunter22" not in repr(stored)
+    calls = read_calls(tmp_path / "calls.db", code="EXECUTION_ERROR")
+    assert [c.tool for c in calls] == ["fail"]
+    assert [c.tool for c in read_calls(tmp_path / "calls.db", code="ok")] == ["login"]
+    assert read_calls(tmp_path / "calls.db", tool="login")[0].arguments == {
+        "user": "bob",
+        "password": "***",
+    }
+    mode = sqlite3.connect(tmp_path / "calls.db").execute("PRAGMA journal_mode").fetchone()
+    assert mode == ("wal",)
+
+
+def test_retention_keeps_the_newest_rows(tmp_path: Path) -> None:
+    registry = _registry()
+    with CallLog(tmp_path / "calls.db", max_rows=5, flush_interval=0.01).attach(registry) as log:
+        for i in range(12):
+            registry.call_sync("login", {"user": f"u{i}", "password": "x"})
+            assert log.flush()
+    calls = read_calls(tmp_path / "calls.db", limit=100)
+    assert [c.arguments["user"] for c in calls] == [f"u{i}" for i in range(11, 6, -1)]
+
+
+def test_old_rows_expire(tmp_path: Path) -> None:
+    db = tmp_path / "calls.db"
+    registry = _registry()
+    with CallLog(db).attach(registry) as log:
+        registry.call_sync("login", {"user": "old", "password": "x"})
+        assert log.flush()
+    sqlite3.connect(db, isolation_level=None).execute(
+        "UPDATE calls SET started_at = ?", (time.time() - 3 * 86400,)
+    )
+    with CallLog(db, retention_days=1).attach(registry) as log:
+        registry.call_sync("login", {"user": "new", "password": "x"})
+        assert log.flush()
+    assert [c.arguments["user"] for c in read_calls(db)] == ["new"]
+
+
+def test_a_broken_database_never_fails_a_call(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the log's folder should be")
+    registry = _registry()
+    with CallLog(blocker / "calls.db").attach(registry) as log:
+        result = registry.call_sync("login", {"user": "bob", "password": "x"})
+        assert not result.is_error
+        assert log.flush()
+    assert log.dropped == 1 and log.written == 0 and log.failures >= 1
+
+
+def test_a_locked_database_is_counted_not_raised(tmp_path: Path) -> None:
+    db = tmp_path / "calls.db"
+    registry = _registry()
+    with CallLog(db, busy_timeout=0.05).attach(registry) as log:
+        registry.call_sync("login", {"user": "first", "password": "x"})
+        assert log.flush()
+        holder = sqlite3.connect(db, isolation_level=None)
+        holder.execute("BEGIN EXCLUSIVE")
+        result = registry.call_sync("login", {"user": "locked", "password": "x"})
+        assert not result.is_error
+        assert log.flush()
+        assert log.dropped == 1 and log.failures == 1
+        holder.execute("ROLLBACK")
+        registry.call_sync("login", {"user": "after", "password": "x"})
+        assert log.flush()
+    assert [c.arguments["user"] for c in read_calls(db)] == ["after", "first"]
+
+
+def test_caller_scope_and_targets(tmp_path: Path) -> None:
+    with caller_scope("tenant-a"):
+        from toolkit.call_log import current_caller
+
+        assert current_caller() == "tenant-a"
+    assert call_log_path("sqlite:////var/x.db") == Path("/var/x.db")
+    with pytest.raises(ValueError, match="only SQLite is built in"):
+        call_log_path("postgresql://db/calls")
+    with pytest.raises(ValueError, match="exactly one"):
+        CallLog()
+
+
+def test_toolkit_calls_explains_a_missing_log_and_a_bad_time(tmp_path: Path) -> None:
+    missing = runner.invoke(app, ["calls", "--log", str(tmp_path / "none.db")])
+    assert missing.exit_code == 2
+    assert "No call log at" in missing.output
+    bad = runner.invoke(app, ["calls", "--log", str(tmp_path / "none.db"), "--since", "soon"])
+    assert bad.exit_code == 2
+    assert "Cannot read the time 'soon'" in bad.output
+    assert parse_time("2h", now=10_000.0) == 10_000.0 - 7200

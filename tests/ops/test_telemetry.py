@@ -1,0 +1,156 @@
+"""A served tool call becomes an OpenTelemetry span (under the MCP request's span) and metrics."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from opentelemetry import metrics, trace
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from adapters.mcp_server import AppSettings, create_app
+from adapters.otel import CallTelemetry
+from tests.adapters.mcp_server.conftest import serving
+from toolkit import ToolRegistry, mcp_tool
+
+TOKEN = "otel-token-81c2"
+EXPORTER = InMemorySpanExporter()
+READER = InMemoryMetricReader()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _sdk() -> None:
+    """The application's part: configure the SDK's global providers, once per process."""
+    if not isinstance(trace.get_tracer_provider(), TracerProvider):
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(EXPORTER))
+        trace.set_tracer_provider(provider)
+    if not isinstance(metrics.get_meter_provider(), MeterProvider):
+        metrics.set_meter_provider(MeterProvider(metric_readers=[READER]))
+
+
+@pytest.fixture
+def base_url(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    monkeypatch.setenv("OTEL_TEST_TOKEN", TOKEN)
+    settings = AppSettings(
+        target="tests.support.served_registry:registry",
+        token_env="OTEL_TEST_TOKEN",
+        metrics=True,
+        trace_arguments=True,
+    )
+    with serving(create_app(settings)) as url:
+        yield url
+
+
+def _spans(name: str) -> list[ReadableSpan]:
+    return [s for s in EXPORTER.get_finished_spans() if s.name == name]
+
+
+def _points(name: str) -> list[Any]:
+    data = READER.get_metrics_data()
+    assert data is not None
+    return [
+        point
+        for rm in data.resource_metrics
+        for sm in rm.scope_metrics
+        for metric in sm.metrics
+        if metric.name == name
+        for point in metric.data.data_points
+    ]
+
+
+@pytest.mark.anyio
+async def test_a_served_call_is_a_span_under_the_mcp_request(base_url: str) -> None:
+    EXPORTER.clear()
+    http = httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {TOKEN}"}, timeout=httpx2.Timeout(20)
+    )
+    async with Client(streamable_http_client(f"{base_url}/mcp", http_client=http)) as client:
+        ok = await client.call_tool("add", {"a": 2, "b": 3})
+        bad = await client.call_tool("find_bin", {"code": "Z"})
+    assert not ok.is_error and bad.is_error
+
+    (span,) = _spans("execute_tool add")
+    attrs = dict(span.attributes or {})
+    assert attrs["gen_ai.tool.name"] == "add"
+    assert attrs["toolkit.call.outcome"] == "ok" and attrs["toolkit.call.code"] == "OK"
+    assert attrs["toolkit.call.attempts"] == 1
+    assert "served_registry" in str(attrs["toolkit.tool.source"])
+    assert attrs["toolkit.call.arguments"] == '{"a": 2, "b": 3}'
+    assert span.end_time is not None and span.start_time is not None
+    assert span.end_time >= span.start_time
+    # Its parent is the MCP SDK's server span of the incoming tools/call request.
+    (request,) = [s for s in EXPORTER.get_finished_spans() if s.name == "tools/call add"]
+    assert span.parent is not None and span.parent.span_id == request.context.span_id
+    assert span.context.trace_id == request.context.trace_id
+
+    (failed,) = _spans("execute_tool find_bin")
+    assert failed.attributes["toolkit.call.code"] == "EXECUTION_ERROR"  # type: ignore[index]
+    assert failed.status.status_code == trace.StatusCode.ERROR
+
+    counts = {
+        (p.attributes["tool"], p.attributes["code"]): p.value for p in _points("toolkit.tool.calls")
+    }
+    assert counts[("add", "OK")] >= 1 and counts[("find_bin", "EXECUTION_ERROR")] >= 1
+    (latency,) = [p for p in _points("toolkit.tool.duration") if p.attributes["tool"] == "add"]
+    assert latency.count >= 1
+
+    # The Prometheus endpoint asks for the same token, then counts the same calls.
+    with httpx.Client(base_url=base_url, timeout=10) as raw:
+        assert raw.get("/metrics").status_code == 401
+        scraped = raw.get("/metrics", headers={"Authorization": f"Bearer {TOKEN}"})
+    assert scraped.status_code == 200
+    assert 'toolkit_tool_calls_total{code="OK",outcome="ok",tool="add"} 1.0' in scraped.text
+    assert 'toolkit_tool_duration_seconds_count{code="EXECUTION_ERROR",tool="find_bin"} 1.0' in (
+        scraped.text
+    )
+
+
+def test_secrets_never_reach_a_span() -> None:
+    @mcp_tool
+    def login(user: str, password: str) -> str:
+        """Log in.
+
+        Args:
+            user: Who.
+            password: Their password.
+        """
+        return "ok"
+
+    registry = ToolRegistry()
+    registry.register(login)
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    registry.subscribe(CallTelemetry(registry, arguments=True, tracer_provider=provider))
+    registry.call_sync("login", {"user": "bob", "password": "hunter22"})
+    (span,) = exporter.get_finished_spans()
+    assert span.attributes["toolkit.call.arguments"] == '{"user": "bob", "password": "***"}'  # type: ignore[index]
+
+
+def test_without_an_sdk_nothing_is_emitted() -> None:
+    registry = ToolRegistry()
+
+    @mcp_tool
+    def ping() -> str:
+        """Ping."""
+        return "pong"
+
+    registry.register(ping)
+    telemetry = CallTelemetry(
+        registry,
+        tracer_provider=trace.NoOpTracerProvider(),
+        meter_provider=metrics.NoOpMeterProvider(),
+    )
+    registry.subscribe(telemetry)
+    assert registry.call_sync("ping", {}).content == "pong"
+    assert telemetry._tracer is None and telemetry._instruments is None

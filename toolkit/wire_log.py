@@ -1,0 +1,181 @@
+"""An opt-in debug view of the wire: one log line per request/response of a remote tool.
+
+Off unless asked for (``TOOLKIT_WIRE_LOG=1`` or the ``toolkit.wire`` logger at DEBUG). Each
+line says what was sent where, the status, how long it took and how big it was, with bodies
+truncated and secrets masked (secret-named JSON keys, ``Authorization``-like headers, and the
+values of known secrets). HTTP endpoint tools and remote MCP servers call :func:`log_exchange`
+or hand :func:`httpx_event_hooks` to their ``httpx`` client.
+
+Example:
+    >>> client = httpx.AsyncClient(event_hooks=httpx_event_hooks())  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any
+
+from toolkit._redact import MASK, is_secret_name, redact_arguments, redact_text
+
+__all__ = [
+    "WIRE_LOG_ENV",
+    "httpx_event_hooks",
+    "log_exchange",
+    "redact_body",
+    "redact_headers",
+    "wire_log_enabled",
+]
+
+log = logging.getLogger("toolkit.wire")
+
+#: Set to ``1`` to log every exchange at INFO (no logging configuration needed beyond a handler).
+WIRE_LOG_ENV = "TOOLKIT_WIRE_LOG"
+
+#: Characters of a body kept in a line.
+DEFAULT_MAX_BODY = 1000
+
+_SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
+
+
+def wire_log_enabled() -> bool:
+    """Whether exchanges are logged (the environment switch or a DEBUG ``toolkit.wire``)."""
+    if os.environ.get(WIRE_LOG_ENV, "").strip().lower() in ("1", "true", "yes", "on"):
+        return True
+    return log.isEnabledFor(logging.DEBUG)
+
+
+def _level() -> int:
+    return logging.INFO if os.environ.get(WIRE_LOG_ENV) else logging.DEBUG
+
+
+def redact_body(
+    body: bytes | str | None, secrets: Iterable[str] = (), limit: int = DEFAULT_MAX_BODY
+) -> str:
+    """``body`` as text: JSON with secret-named keys masked, known secrets masked, truncated."""
+    if body is None:
+        return ""
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    with contextlib.suppress(ValueError):  # not JSON: only known secrets are masked
+        text = json.dumps(redact_arguments(json.loads(text)), separators=(",", ":"))
+    text = redact_text(text, secrets)
+    if len(text) > limit:
+        return f"{text[:limit]}… ({len(text) - limit} more chars)"
+    return text
+
+
+def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """Headers with credentials masked."""
+    return {
+        k: MASK if k.lower() in _SECRET_HEADERS or is_secret_name(k) else v
+        for k, v in headers.items()
+    }
+
+
+def log_exchange(
+    kind: str,
+    method: str,
+    target: str,
+    *,
+    status: int | str | None,
+    duration_ms: float,
+    request_body: bytes | str | None = None,
+    response_body: bytes | str | None = None,
+    request_size: int | None = None,
+    response_size: int | None = None,
+    secrets: Iterable[str] = (),
+    limit: int = DEFAULT_MAX_BODY,
+) -> None:
+    """Log one exchange (a no-op unless :func:`wire_log_enabled`).
+
+    Args:
+        kind: ``"http"`` or ``"mcp"``.
+        method: The HTTP method, or the MCP method (``tools/call``).
+        target: The URL, or ``mcp://server/tool``.
+        status: The HTTP status, or ``"ok"``/``"error"``/an error code.
+        duration_ms: Time from sending to the complete answer.
+        request_body: What was sent (truncated and redacted here).
+        response_body: What came back.
+        request_size: Bytes sent, when the body is not given.
+        response_size: Bytes received, when the body is not given (a stream).
+        secrets: Values to mask wherever they appear.
+        limit: Characters of each body kept.
+    """
+    if not wire_log_enabled():
+        return
+    sent = request_size if request_size is not None else _size(request_body)
+    got = response_size if response_size is not None else _size(response_body)
+    log.log(
+        _level(),
+        "%s %s %s -> %s in %.1f ms (sent %s B, got %s B) request=%s response=%s",
+        kind,
+        method,
+        redact_text(target, secrets),
+        status,
+        duration_ms,
+        sent if sent is not None else "?",
+        got if got is not None else "?",
+        redact_body(request_body, secrets, limit),
+        redact_body(response_body, secrets, limit),
+        extra={
+            "wire": {
+                "kind": kind,
+                "method": method,
+                "target": redact_text(target, secrets),
+                "status": status,
+                "duration_ms": duration_ms,
+                "request_size": sent,
+                "response_size": got,
+            }
+        },
+    )
+
+
+def _size(body: bytes | str | None) -> int | None:
+    if body is None:
+        return None
+    return len(body.encode() if isinstance(body, str) else body)
+
+
+def httpx_event_hooks(
+    secrets: Iterable[str] = (), limit: int = DEFAULT_MAX_BODY
+) -> dict[str, list[Callable[[Any], Awaitable[None]]]]:
+    """``event_hooks`` for an ``httpx.AsyncClient`` that log each exchange.
+
+    Streamed responses (``text/event-stream``) are not read here: their size is logged as
+    unknown until the stream is consumed, so streaming keeps working.
+    """
+    hidden = tuple(secrets)
+
+    async def on_request(request: Any) -> None:
+        request.extensions["toolkit_wire_t0"] = time.perf_counter()
+
+    async def on_response(response: Any) -> None:
+        if not wire_log_enabled():
+            return
+        request = response.request
+        t0 = request.extensions.get("toolkit_wire_t0", time.perf_counter())
+        streamed = response.headers.get("content-type", "").startswith("text/event-stream")
+        body = None
+        if not streamed:
+            await response.aread()
+            body = response.content
+        length = response.headers.get("content-length")
+        log_exchange(
+            "http",
+            request.method,
+            str(request.url),
+            status=response.status_code,
+            duration_ms=(time.perf_counter() - t0) * 1000,
+            request_body=bytes(request.content) if request.content else None,
+            response_body=body,
+            response_size=None if body is not None else (int(length) if length else None),
+            secrets=hidden,
+            limit=limit,
+        )
+
+    return {"request": [on_request], "response": [on_response]}
