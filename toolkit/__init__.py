@@ -12,6 +12,7 @@ from toolkit.decorator import ToolDefinition, mcp_tool
 from toolkit.errors import ErrorCode, RegistrationError, ToolError
 from toolkit.function_tool import FunctionTool
 from toolkit.invoker import Invoker
+from toolkit.json_schema_tool import JsonSchemaTool
 from toolkit.policy import Approval, Approver, CallRequest, Decision, Policy, default_policy
 from toolkit.processor import ExceptionProcessor
 from toolkit.registry import ENTRY_POINT_GROUP, ToolRegistry
@@ -47,6 +48,7 @@ __all__ = [
     "Injected",
     "InvalidArguments",
     "Invoker",
+    "JsonSchemaTool",
     "Policy",
     "RegistrationError",
     "ResourceContent",

@@ -1,0 +1,236 @@
+"""A set of HTTP endpoint tools sharing pooled connections: :class:`HttpToolset`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import httpx
+import yaml
+
+from adapters.http._config import HttpConfigError, HttpToolConfig, parse_tool_configs
+from adapters.http._template import ResponseTemplate
+from adapters.http._tool import HttpTool
+from toolkit.network import NetworkPolicy
+from toolkit.registry import ToolRegistry
+
+__all__ = ["HttpToolset", "load_http_file"]
+
+
+class HttpToolset:
+    """HTTP endpoints as tools, with one connection pool per event loop.
+
+    Build it with :meth:`from_file`, :meth:`from_config` or :meth:`from_openapi`; every
+    constructor checks every tool first and raises one :class:`HttpConfigError` listing all
+    problems, so nothing is half-loaded. Close it (``close``/``aclose``, ``with``/``async
+    with``) to release its connections.
+
+    Args:
+        configs: Tool name -> config, already checked.
+        network_policy: Which hosts requests may reach (default: any but cloud metadata).
+        source: Where the configs came from (shown in the tools' specs).
+    """
+
+    def __init__(
+        self,
+        configs: Mapping[str, HttpToolConfig],
+        *,
+        network_policy: NetworkPolicy | None = None,
+        source: str = "",
+    ) -> None:
+        self.network_policy = network_policy or NetworkPolicy()
+        self._clients: dict[asyncio.AbstractEventLoop, httpx.AsyncClient] = {}
+        problems: list[str] = []
+        templates: dict[str, ResponseTemplate | None] = {}
+        for name, config in configs.items():
+            problems.extend(config.problems(name))
+            templates[name] = None
+            if config.response_template is not None:
+                problem = ResponseTemplate.syntax_problem(config.response_template)
+                if problem:
+                    problems.append(f"{name}.response_template: does not compile ({problem})")
+                else:
+                    templates[name] = ResponseTemplate(config.response_template)
+        if problems:
+            raise HttpConfigError(problems)
+        self.tools: list[HttpTool] = [
+            HttpTool(
+                name,
+                config,
+                client=self._client,
+                network_policy=self.network_policy,
+                template=templates[name],
+                source=f"http:{source}#{name}" if source else "",
+            )
+            for name, config in configs.items()
+        ]
+
+    @classmethod
+    def from_config(
+        cls,
+        configs: Mapping[str, Any],
+        *,
+        network_policy: NetworkPolicy | None = None,
+        source: str = "config",
+    ) -> HttpToolset:
+        """Tools from ``name -> config`` (a dict, ``{"HTTP": dict}`` or :class:`HttpToolConfig`).
+
+        ``{"httpTools": {...}}`` is accepted too.
+
+        Raises:
+            HttpConfigError: Every problem of every tool.
+        """
+        if isinstance(configs.get("httpTools"), Mapping):
+            configs = configs["httpTools"]
+        parsed, problems = parse_tool_configs(configs, source=source)
+        if problems:
+            # Also compile templates of the valid ones so all problems show at once.
+            for name, config in parsed.items():
+                if config.response_template is not None:
+                    found = ResponseTemplate.syntax_problem(config.response_template)
+                    if found:
+                        problems.append(f"{name}.response_template: does not compile ({found})")
+            raise HttpConfigError(problems)
+        return cls(parsed, network_policy=network_policy, source=source)
+
+    @classmethod
+    def from_file(
+        cls, path: str | Path, *, network_policy: NetworkPolicy | None = None
+    ) -> HttpToolset:
+        """Tools from a YAML or JSON file holding ``{"httpTools": {name: config}}``.
+
+        Raises:
+            HttpConfigError: The file cannot be read or parsed, or any tool is invalid.
+        """
+        data = load_http_file(path)
+        return cls.from_config(data, network_policy=network_policy, source=str(path))
+
+    @classmethod
+    def from_openapi(
+        cls,
+        spec: Mapping[str, Any] | str | Path,
+        base_url: str | None = None,
+        include: list[str] | None = None,
+        exclude: list[str] | None = None,
+        *,
+        network_policy: NetworkPolicy | None = None,
+    ) -> HttpToolset:
+        """One tool per operation of an OpenAPI 3.0/3.1 document (a dict, a path or a URL).
+
+        Args:
+            spec: The document, a file path (JSON or YAML), or an http(s) URL to fetch.
+            base_url: The API's base URL (default: the document's first ``servers`` entry,
+                resolved against the URL it was fetched from).
+            include: Keep only operations whose operationId or a tag is listed.
+            exclude: Drop operations whose operationId or a tag is listed.
+            network_policy: Applies to fetching the document and to every request.
+
+        Raises:
+            HttpConfigError: The document cannot be read, has no usable base URL, or an
+                operation cannot become a tool.
+        """
+        from adapters.http._openapi import load_openapi, openapi_configs
+
+        policy = network_policy or NetworkPolicy()
+        document, origin = load_openapi(spec, policy)
+        configs = openapi_configs(
+            document, base_url=base_url, origin=origin, include=include, exclude=exclude
+        )
+        return cls(configs, network_policy=policy, source=origin or "openapi")
+
+    def _client(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            # Seam: a transport that connects only to the address the policy checked (pinned
+            # connect) plugs in here as ``transport=``. Redirects are not followed, so a
+            # response cannot send a request past the policy.
+            client = httpx.AsyncClient(follow_redirects=False, trust_env=False)
+            self._clients[loop] = client
+        return client
+
+    def register_into(self, registry: ToolRegistry, namespace: str | None = None) -> list[str]:
+        """Add every tool to ``registry`` (names prefixed ``<namespace>_`` if given).
+
+        Returns:
+            The registry names added.
+        """
+        names = []
+        for tool in self.tools:
+            named = tool.renamed(f"{namespace}_{tool.name}") if namespace else tool
+            registry.add(named)
+            names.append(named.name)
+        return names
+
+    async def aclose(self) -> None:
+        """Close the pooled connections of every event loop they were opened on."""
+        clients, self._clients = self._clients, {}
+        here = asyncio.get_running_loop()
+        for loop, client in clients.items():
+            if loop is here:
+                await client.aclose()
+            elif loop.is_running():
+                future = asyncio.run_coroutine_threadsafe(client.aclose(), loop)
+                await asyncio.wrap_future(future)
+
+    def close(self) -> None:
+        """Close the pooled connections (from sync code)."""
+        if not self._clients:
+            return
+        from toolkit import run_sync
+
+        run_sync(self.aclose)
+
+    def __enter__(self) -> HttpToolset:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    async def __aenter__(self) -> HttpToolset:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        return f"HttpToolset({[t.name for t in self.tools]!r})"
+
+
+def load_http_file(path: str | Path) -> dict[str, Any]:
+    """Read a YAML or JSON file into a dict.
+
+    Raises:
+        HttpConfigError: The file is missing, unreadable, not an object or not valid YAML/JSON.
+    """
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise HttpConfigError([f"{path}: cannot read the file ({exc.strerror})"]) from None
+    try:
+        data = json.loads(text) if file.suffix == ".json" else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as exc:
+        line = str(exc).splitlines()[0]
+        raise HttpConfigError([f"{path}: not valid JSON/YAML ({line})"]) from None
+    if not isinstance(data, dict):
+        raise HttpConfigError([f"{path}: expected an object with 'httpTools'"])
+    if "httpTools" not in data:
+        raise HttpConfigError(
+            [f'{path}: no \'httpTools\' object found; write {{"httpTools": {{"name": {{...}}}}}}']
+        )
+    return data
