@@ -79,23 +79,15 @@ class HttpToolset:
     ) -> HttpToolset:
         """Tools from ``name -> config`` (a dict, ``{"HTTP": dict}`` or :class:`HttpToolConfig`).
 
-        ``{"httpTools": {...}}`` is accepted too.
+        ``{"httpTools": {...}}`` is accepted too, and so is an ``openapi`` section (see
+        :meth:`from_file`).
 
         Raises:
             HttpConfigError: Every problem of every tool.
         """
-        if isinstance(configs.get("httpTools"), Mapping):
-            configs = configs["httpTools"]
-        parsed, problems = parse_tool_configs(configs, source=source)
-        if problems:
-            # Also compile templates of the valid ones so all problems show at once.
-            for name, config in parsed.items():
-                if config.response_template is not None:
-                    found = ResponseTemplate.syntax_problem(config.response_template)
-                    if found:
-                        problems.append(f"{name}.response_template: does not compile ({found})")
-            raise HttpConfigError(problems)
-        return cls(parsed, network_policy=network_policy, source=source)
+        policy = network_policy or NetworkPolicy()
+        parsed = _collect(configs, source=source, base_dir=Path.cwd(), policy=policy)
+        return cls(parsed, network_policy=policy, source=source)
 
     @classmethod
     def from_file(
@@ -103,11 +95,23 @@ class HttpToolset:
     ) -> HttpToolset:
         """Tools from a YAML or JSON file holding ``{"httpTools": {name: config}}``.
 
+        The file may also hold ``"openapi": {"spec": <path or URL>, "base_url": ...,
+        "include": [...], "exclude": [...]}`` (or a list of those): one tool per operation.
+
         Raises:
             HttpConfigError: The file cannot be read or parsed, or any tool is invalid.
         """
-        data = load_http_file(path)
-        return cls.from_config(data, network_policy=network_policy, source=str(path))
+        data = load_http_file(path, require=False)
+        if "httpTools" not in data and "openapi" not in data:
+            raise HttpConfigError(
+                [
+                    f"{path}: no 'httpTools' (or 'openapi') section; write "
+                    '{"httpTools": {"name": {...}}}'
+                ]
+            )
+        policy = network_policy or NetworkPolicy()
+        parsed = _collect(data, source=str(path), base_dir=Path(path).parent, policy=policy)
+        return cls(parsed, network_policy=policy, source=str(path))
 
     @classmethod
     def from_openapi(
@@ -211,8 +215,57 @@ class HttpToolset:
         return f"HttpToolset({[t.name for t in self.tools]!r})"
 
 
-def load_http_file(path: str | Path) -> dict[str, Any]:
-    """Read a YAML or JSON file into a dict.
+def _collect(
+    data: Mapping[str, Any], *, source: str, base_dir: Path, policy: NetworkPolicy
+) -> dict[str, HttpToolConfig]:
+    """Configs from ``httpTools`` (or a bare name map) plus any ``openapi`` sections."""
+    from adapters.http._openapi import load_openapi, openapi_configs
+
+    openapi = data.get("openapi") if isinstance(data.get("openapi"), Mapping | list) else None
+    tools = data.get("httpTools", {} if openapi is not None else data)
+    if not isinstance(tools, Mapping):
+        raise HttpConfigError([f"{source}: 'httpTools' must be an object of name -> config"])
+    parsed, problems = (
+        parse_tool_configs(tools, source=source) if tools or openapi is None else ({}, [])
+    )
+    for entry in [openapi] if isinstance(openapi, Mapping) else (openapi or []):
+        if not isinstance(entry, Mapping) or "spec" not in entry:
+            problems.append(f"{source}: each 'openapi' entry needs a 'spec' (a path or URL)")
+            continue
+        spec = str(entry["spec"])
+        if not spec.startswith(("http://", "https://")):
+            spec = str(base_dir / spec)
+        try:
+            document, origin = load_openapi(spec, policy)
+            found = openapi_configs(
+                document,
+                base_url=entry.get("base_url"),
+                origin=origin,
+                include=entry.get("include"),
+                exclude=entry.get("exclude"),
+            )
+        except HttpConfigError as exc:
+            problems.extend(exc.problems)
+            continue
+        for name in found.keys() & parsed.keys():
+            problems.append(f"{name}: defined twice (httpTools and {spec}); exclude one")
+        parsed.update(found)
+    for name, config in parsed.items():
+        if config.response_template is not None:
+            found_problem = ResponseTemplate.syntax_problem(config.response_template)
+            if found_problem:
+                problems.append(f"{name}.response_template: does not compile ({found_problem})")
+    if problems:
+        raise HttpConfigError(problems)
+    return parsed
+
+
+def load_http_file(path: str | Path, *, require: bool = True) -> dict[str, Any]:
+    """Read a YAML or JSON config file into a dict.
+
+    Args:
+        path: The file (``.json``, or YAML for any other suffix).
+        require: Fail when the file has no ``httpTools`` section.
 
     Raises:
         HttpConfigError: The file is missing, unreadable, not an object or not valid YAML/JSON.
@@ -229,7 +282,7 @@ def load_http_file(path: str | Path) -> dict[str, Any]:
         raise HttpConfigError([f"{path}: not valid JSON/YAML ({line})"]) from None
     if not isinstance(data, dict):
         raise HttpConfigError([f"{path}: expected an object with 'httpTools'"])
-    if "httpTools" not in data:
+    if require and "httpTools" not in data:
         raise HttpConfigError(
             [f'{path}: no \'httpTools\' object found; write {{"httpTools": {{"name": {{...}}}}}}']
         )
