@@ -177,12 +177,13 @@ class HttpToolset:
         for loop, client in clients.items():
             if loop is here:
                 await client.aclose()
-            elif loop.is_running():
-                future = asyncio.run_coroutine_threadsafe(client.aclose(), loop)
-                await asyncio.wrap_future(future)
+            elif not loop.is_closed():
+                # Not awaited: that loop may be blocked waiting for this one (close() from
+                # a notebook cell); its connections close as soon as it runs again.
+                asyncio.run_coroutine_threadsafe(client.aclose(), loop)
 
     def close(self) -> None:
-        """Close the pooled connections (from sync code)."""
+        """Close the pooled connections (from sync code, or a notebook cell)."""
         if not self._clients:
             return
         from toolkit import run_sync
