@@ -292,3 +292,24 @@ def test_sync_calls_work_through_call_sync(base: str) -> None:
             "get_order", {"userId": "u", "orderId": "o", "Authorization": "t"}
         )
     assert result.content.startswith("Order ID: o\n"), result.content
+
+
+async def test_header_variables_are_read_when_each_request_is_sent(
+    base: str, recorder: Recorder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ORDERS_KEY", "key-one")
+    config = one_tool(
+        base,
+        endpoint="/flaky",
+        headers={"X-Api-Key": "${ORDERS_KEY}", "X-Region": "${ORDERS_REGION:-eu}"},
+        auth={"type": "header", "header": "X-Other", "token": "${ORDERS_KEY}"},
+    )
+    registry, toolset = registry_for(config)
+    async with toolset:
+        await registry.call("t", {})
+        monkeypatch.setenv("ORDERS_KEY", "key-two")
+        await registry.call("t", {})
+    first, second = recorder.requests
+    assert (first.headers["x-api-key"], first.headers["x-region"]) == ("key-one", "eu")
+    assert (second.headers["x-api-key"], second.headers["x-other"]) == ("key-two", "key-two")
+    assert "key-" not in repr(toolset.tools[0].config) + repr(toolset.tools[0].spec)
