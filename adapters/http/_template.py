@@ -64,11 +64,19 @@ class _Counted(list[Any]):
         budget = self.budget
         for item in super().__iter__():
             budget.tick()
-            yield _wrap(item, budget) if type(item) is list else item
+            yield item
 
 
-def _wrap(value: Any, budget: _Budget) -> Any:
-    return _Counted(value, budget) if type(value) is list else value
+def _deep(value: Any, budget: _Budget) -> Any:
+    """The JSON value with every array counted (objects rebuilt only when they hold one)."""
+    kind = type(value)
+    if kind is list:
+        return _Counted([_deep(v, budget) for v in value], budget)
+    if kind is dict:
+        if any(type(v) is list or type(v) is dict for v in value.values()):
+            return {k: _deep(v, budget) for k, v in value.items()}
+        return value
+    return value
 
 
 class _Environment(SandboxedEnvironment):
@@ -89,15 +97,14 @@ class _Environment(SandboxedEnvironment):
         return super().call_binop(context, operator_, left, right)
 
     def getattr(self, obj: Any, attribute: str) -> Any:
-        value = super().getattr(obj, attribute)
-        return (
-            _Counted(value, obj.budget)
-            if type(value) is list and isinstance(obj, _Counted)
-            else value
-        )
-
-    def getitem(self, obj: Any, argument: Any) -> Any:
-        return super().getitem(obj, argument)
+        # JSON objects: the key first (``order.items`` is the data, not dict.items), and no
+        # exception on the hot path. Keys are data, never Python internals.
+        if type(obj) is dict:
+            try:
+                return obj[attribute]
+            except KeyError:
+                pass
+        return super().getattr(obj, attribute)
 
 
 _ENV = _Environment(autoescape=False, keep_trailing_newline=False, undefined=StrictUndefined)
@@ -156,11 +163,12 @@ class ResponseTemplate:
     def render_strict(self, data: Any) -> str:
         """Render ``data`` or raise (template errors, :class:`TemplateLimitError`)."""
         budget = _Budget(self.max_iterations, self.max_seconds)
-        if isinstance(data, dict):
-            variables = {str(k): _wrap(v, budget) for k, v in data.items()}
-            variables.setdefault("data", data)
+        counted = _deep(data, budget)
+        if isinstance(counted, dict):
+            variables = {str(k): v for k, v in counted.items()}
+            variables.setdefault("data", counted)
         else:
-            variables = {"data": _wrap(data, budget)}
+            variables = {"data": counted}
         variables["range"] = budget.range
         parts: list[str] = []
         size = 0
