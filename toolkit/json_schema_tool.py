@@ -23,6 +23,18 @@ from toolkit.tool import ArgumentProblem, InvalidArguments, ProblemKind
 
 __all__ = ["JsonSchemaTool", "schema_problems"]
 
+#: JSON Schema type -> Python types of decoded JSON (bool is excluded from the numbers below).
+_PY_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+    "null": (type(None),),
+}
+#: Keywords a property may carry and still be checked by the fast path.
+_FAST_KEYWORDS = frozenset({"type", "description", "title", "default", "enum", "examples"})
 _REQUIRED = re.compile(r"^'(.+)' is a required property")
 _KINDS: dict[str, ProblemKind] = {
     "required": "missing",
@@ -63,16 +75,81 @@ class JsonSchemaTool(ABC):
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         return cls(schema)
 
+    @cached_property
+    def _fast(self) -> _FastCheck | None:
+        return _FastCheck.of(self.spec.input_schema)
+
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Check ``arguments`` against the input schema; valid arguments come back unchanged.
 
         Raises:
             InvalidArguments: With one problem per violation (missing, type, value, unknown).
         """
+        fast = self._fast
+        if fast is not None and fast.accepts(arguments):
+            return arguments
         problems = schema_problems(self._validator, arguments)
         if problems:
             raise InvalidArguments(problems)
         return arguments
+
+
+class _FastCheck:
+    """A flat schema (typed properties, ``required``, ``enum``, no extra properties) checked
+    without jsonschema. It only ever accepts: anything it does not accept goes to the full
+    validator, which decides and words the problems, so results are the same either way."""
+
+    __slots__ = ("enums", "properties", "required")
+
+    def __init__(
+        self,
+        properties: dict[str, tuple[type, ...]],
+        required: frozenset[str],
+        enums: dict[str, list[Any]],
+    ) -> None:
+        self.properties = properties
+        self.required = required
+        self.enums = enums
+
+    @classmethod
+    def of(cls, schema: dict[str, Any]) -> _FastCheck | None:
+        if set(schema) - {
+            "type",
+            "properties",
+            "required",
+            "additionalProperties",
+            "$schema",
+            "title",
+            "description",
+        }:
+            return None
+        if schema.get("type") != "object" or schema.get("additionalProperties") is not False:
+            return None
+        properties: dict[str, tuple[type, ...]] = {}
+        enums: dict[str, list[Any]] = {}
+        for name, prop in (schema.get("properties") or {}).items():
+            kind = prop.get("type") if isinstance(prop, dict) else None
+            if not isinstance(kind, str) or kind not in _PY_TYPES or set(prop) - _FAST_KEYWORDS:
+                return None
+            properties[name] = _PY_TYPES[kind]
+            if "enum" in prop:
+                enums[name] = list(prop["enum"])
+        return cls(properties, frozenset(schema.get("required") or ()), enums)
+
+    def accepts(self, arguments: dict[str, Any]) -> bool:
+        properties = self.properties
+        for name, value in arguments.items():
+            types = properties.get(name)
+            if types is None or not isinstance(value, types):
+                return False
+            if isinstance(value, bool) and bool not in types:
+                return False
+            allowed = self.enums.get(name)
+            if allowed is not None and not any(
+                type(a) is type(value) and a == value for a in allowed
+            ):
+                return False
+        return self.required.issubset(arguments)
 
 
 def schema_problems(
