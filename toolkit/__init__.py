@@ -13,6 +13,7 @@ from toolkit.decorator import mcp_tool
 from toolkit.errors import ErrorCode, RegistrationError, ToolError
 from toolkit.function_tool import FunctionTool as FunctionTool
 from toolkit.invoker import Invoker as Invoker
+from toolkit.json_schema_tool import JsonSchemaTool
 from toolkit.options import CallOptions
 from toolkit.policy import Approval, Approver, CallRequest, Decision, Policy, default_policy
 from toolkit.processor import ExceptionProcessor
@@ -52,6 +53,7 @@ __all__ = [
     "ImageContent",
     "Injected",
     "InvalidArguments",
+    "JsonSchemaTool",
     "Policy",
     "RegistrationError",
     "ResourceContent",

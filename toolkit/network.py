@@ -90,6 +90,8 @@ class NetworkPolicy:
         return [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
 
     def _denial(self, address: IPAddress) -> str | None:
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped  # ::ffff:a.b.c.d is a.b.c.d on the wire
         if str(address) in METADATA_HOSTS:
             return "cloud metadata"
         if address.is_loopback and not self.allow_loopback:

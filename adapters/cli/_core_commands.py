@@ -14,10 +14,21 @@ from toolkit.loader import load_registry
 
 def _load(target: str) -> ToolRegistry:
     try:
+        if target.endswith((".json", ".yaml", ".yml")):
+            return _load_http_tools(target)
         return load_registry(target)
-    except RegistrationError as exc:
+    except (RegistrationError, ValueError) as exc:
         err_console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(2) from None
+
+
+def _load_http_tools(path: str) -> ToolRegistry:
+    """A registry of the HTTP endpoint tools in a ``{"httpTools": ...}`` file."""
+    from adapters.http import HttpToolset
+
+    registry = ToolRegistry()
+    HttpToolset.from_file(path).register_into(registry)
+    return registry
 
 
 def _problems(spec: ToolSpec) -> list[str]:

@@ -6,14 +6,13 @@ import re
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import mcp_types
 
 from adapters.mcp_client._results import to_tool_result
+from toolkit import JsonSchemaTool
 from toolkit.context import ToolContext
 from toolkit.result import ToolResult
 from toolkit.spec import ToolAnnotations, ToolOptions, ToolSpec
-from toolkit.tool import ArgumentProblem, InvalidArguments, ProblemKind
 
 if TYPE_CHECKING:
     from adapters.mcp_client._connection import Connection
@@ -21,12 +20,6 @@ if TYPE_CHECKING:
 __all__ = ["RemoteTool", "sanitize_name"]
 
 _INVALID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
-_REQUIRED = re.compile(r"^'(.+)' is a required property")
-_KINDS: dict[str, ProblemKind] = {
-    "required": "missing",
-    "type": "type",
-    "additionalProperties": "unknown",
-}
 
 
 def sanitize_name(name: str) -> str:
@@ -34,11 +27,12 @@ def sanitize_name(name: str) -> str:
     return (_INVALID_CHARS.sub("_", name) or "_")[:64]
 
 
-class RemoteTool:
+class RemoteTool(JsonSchemaTool):
     """A tool served by an MCP server, validated locally and called over the pooled connection.
 
     The server's ``inputSchema`` is the spec's input schema, unchanged. Arguments are checked
-    against it with jsonschema before anything is sent, so an invalid call costs no round trip.
+    against it (by :class:`toolkit.JsonSchemaTool`) before anything is sent, so an invalid call
+    costs no round trip.
 
     Args:
         connection: The pooled connection to the server.
@@ -90,23 +84,6 @@ class RemoteTool:
             source=f"mcp://{config.name}/{tool.name}",
         )
 
-    @cached_property
-    def _validator(self) -> jsonschema.protocols.Validator:
-        schema = self._tool.input_schema
-        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-        return cls(schema)
-
-    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        """Check ``arguments`` against the server's schema; they are sent as they are.
-
-        Raises:
-            InvalidArguments: With one problem per violation (missing, type, value, unknown).
-        """
-        errors = sorted(self._validator.iter_errors(arguments), key=lambda e: list(e.path))
-        if errors:
-            raise InvalidArguments([_problem(e) for e in errors])
-        return arguments
-
     async def call(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         """Send ``tools/call`` with the allowlisted context as headers and ``_meta``.
 
@@ -131,14 +108,3 @@ class RemoteTool:
 
     def __repr__(self) -> str:
         return f"RemoteTool({self._name!r}, server={self.server!r}, remote={self.remote_name!r})"
-
-
-def _problem(error: jsonschema.ValidationError) -> ArgumentProblem:
-    path = ".".join(str(p) for p in error.absolute_path)
-    kind: ProblemKind = _KINDS.get(str(error.validator), "value")
-    if error.validator == "required":
-        match = _REQUIRED.match(error.message)
-        missing = match.group(1) if match else ""
-        path = f"{path}.{missing}" if path else missing
-        return ArgumentProblem(param=path, kind="missing", message=f"'{missing}' is required")
-    return ArgumentProblem(param=path, kind=kind, message=error.message)

@@ -6,7 +6,7 @@ import os
 import sys
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import anyio
 import typer
@@ -27,7 +27,7 @@ TransportName = Literal["stdio", "http"]
 
 
 def serve_command(
-    target: str | ToolRegistry,
+    target: str | ToolRegistry | None,
     transport: TransportName = "stdio",
     host: str = "127.0.0.1",
     port: int = 8000,
@@ -41,18 +41,19 @@ def serve_command(
     workers: int = 1,
     call_log: str | None = None,
     metrics: bool = False,
+    http_tools: str | Path | None = None,
 ) -> None:
     """Serve the tools of ``target`` until the client hangs up (stdio) or Ctrl-C (http).
 
     Args:
         target: A registry, or where to find one: a module or package (its decorated
-            functions), ``module:attribute`` or a file path.
+            functions), ``module:attribute`` or a file path; ``None`` for HTTP tools only.
         transport: ``"stdio"`` or ``"http"`` (streamable HTTP at ``/mcp``).
         host: HTTP bind address.
         port: HTTP port.
         token_env: Environment variable holding the bearer token HTTP clients must send.
         config: An MCP config file (``mcpServers``) whose servers' tools are served too,
-            prefixed with each server's name.
+            prefixed with each server's name; its ``httpTools`` section adds HTTP tools.
         name: ``serverInfo.name`` (default: the target).
         page_size: Tools per ``tools/list`` page (default: all).
         stateless: Serve HTTP without sessions (default).
@@ -60,6 +61,7 @@ def serve_command(
         workers: HTTP worker processes (uvicorn's own workers; stateless HTTP only).
         call_log: A SQLite file (or ``sqlite:///`` URL) every call is written to.
         metrics: Serve Prometheus metrics at ``/metrics`` (HTTP).
+        http_tools: A file of HTTP endpoint tools (``{"httpTools": {...}}``) served too.
 
     Raises:
         ValueError: ``transport`` is unknown, ``token_env`` is set for stdio or names an empty
@@ -74,6 +76,8 @@ def serve_command(
             "the process that started it."
         )
     token = token_from_env(token_env) if token_env else None
+    if target is None and http_tools is None and config is None:
+        raise ValueError("Nothing to serve: give a TARGET, --http-tools FILE or --config FILE.")
     settings = AppSettings(
         target=target if isinstance(target, str) else "mcp-toolkit",
         name=name,
@@ -86,19 +90,27 @@ def serve_command(
     )
     if workers > 1 or metrics or (call_log and transport == "http"):
         _check_scaled(target, transport, stateless, config, workers)
+        if http_tools is not None:
+            raise ValueError(
+                "--workers, --metrics and --call-log over HTTP do not serve --http-tools yet: "
+                "serve those from a separate process without these options."
+            )
         assert isinstance(target, str)  # checked above
         load_registry(target)  # fail here, once, rather than in every worker
         _say(f"Serving {target} at http://{host}:{port}/mcp with {workers} worker(s)")
         run_workers(settings, port=port, workers=workers)
         return
-    registry = load_registry(target)
+    registry = load_registry(target) if target is not None else ToolRegistry()
     observe(registry, settings)
+    toolsets, config_has_servers = _http_toolsets(registry, http_tools, config)
     server_name = name or (target if isinstance(target, str) else "mcp-toolkit")
     server = build_server(registry, name=server_name, page_size=page_size)
 
     async def main() -> None:
         async with AsyncExitStack() as stack:
-            if config is not None:
+            for toolset in toolsets:
+                stack.push_async_callback(toolset.aclose)
+            if config is not None and config_has_servers:
                 remote = await stack.enter_async_context(remote_tools(registry, config))
                 _say(f"Added {len(remote)} remote tools from {config}")
             if transport == "stdio":
@@ -119,7 +131,7 @@ def serve_command(
 
 
 def _check_scaled(
-    target: str | ToolRegistry,
+    target: str | ToolRegistry | None,
     transport: str,
     stateless: bool,
     config: str | Path | None,
@@ -165,6 +177,33 @@ def run_workers(settings: AppSettings, *, port: int, workers: int, graceful_s: i
         # machine that takes longer than uvicorn's 5 s, and it would be killed and restarted.
         timeout_worker_healthcheck=60,
     )
+def _http_toolsets(
+    registry: ToolRegistry, http_tools: str | Path | None, config: str | Path | None
+) -> tuple[list[Any], bool]:
+    """Register HTTP tools from ``--http-tools`` and the config's ``httpTools`` section.
+
+    Returns the toolsets (to close) and whether ``config`` also lists MCP servers.
+    """
+    if http_tools is None and config is None:
+        return [], False
+    from adapters.http import HttpConfigError, HttpToolset, load_http_file
+
+    toolsets = []
+    has_servers = config is not None
+    try:
+        if http_tools is not None:
+            toolsets.append(HttpToolset.from_file(http_tools))
+        if config is not None:
+            data = load_http_file(config, require=False)
+            has_servers = "mcpServers" in data or "servers" in data or "httpTools" not in data
+            if "httpTools" in data:
+                toolsets.append(HttpToolset.from_config(data, source=str(config)))
+    except HttpConfigError as exc:
+        raise ValueError(str(exc)) from None
+    for toolset in toolsets:
+        toolset.register_into(registry)
+        _say(f"Added {len(toolset.tools)} HTTP tools")
+    return toolsets, has_servers
 
 
 def _say(message: str) -> None:
@@ -173,7 +212,9 @@ def _say(message: str) -> None:
 
 
 def serve_cli(
-    target: Annotated[str, typer.Argument(help="Module, package, module:attribute or file.")],
+    target: Annotated[
+        str | None, typer.Argument(help="Module, package, module:attribute or file.")
+    ] = None,
     transport: Annotated[
         str, typer.Option(help="stdio (for desktop clients) or http (streamable HTTP at /mcp).")
     ] = "stdio",
@@ -202,6 +243,9 @@ def serve_cli(
     metrics: Annotated[
         bool, typer.Option("--metrics", help="Prometheus metrics at /metrics (HTTP).")
     ] = False,
+    http_tools: Annotated[
+        Path | None, typer.Option(help="File of HTTP endpoint tools ({'httpTools': ...}).")
+    ] = None,
 ) -> None:
     """Serve the tools of TARGET as an MCP server."""
     try:
@@ -219,6 +263,7 @@ def serve_cli(
             workers=workers,
             call_log=call_log,
             metrics=metrics,
+            http_tools=http_tools,
         )
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)

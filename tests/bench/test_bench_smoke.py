@@ -21,6 +21,11 @@ ROWS = {
         "µs CPU",
         "langchain",
     ),
+    "bench_http.py": (
+        "template render, 100 items",
+        "GET call, JSON result",
+        "GET call + response template",
+    ),
     "bench_mcp_server.py": (
         "stdio auto",
         "stdio legacy",
