@@ -223,8 +223,9 @@ def _correction(specs: list[ToolSpec]) -> Example | None:
         missing = required[0]
         wrong = {k: v for k, v in args.items() if k != missing}
         observation = (
-            f"Observation: Error [INVALID_PARAMS] Invalid arguments for {spec.name}: "
-            f"'{missing}' is a required parameter."
+            f"Observation: Error [INVALID_PARAMS] in tool '{spec.name}': The arguments are not "
+            f"valid:\n- `{missing}`: required parameter is missing\nFix the arguments and call "
+            "the tool again."
         )
         return Example(
             "a correction after an error",

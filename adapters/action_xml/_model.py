@@ -19,7 +19,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from langchain_core.runnables import Runnable
+from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, Field
@@ -125,7 +125,7 @@ class XmlToolCallingModel(BaseChatModel):
     model: BaseChatModel
     max_retries: int = 2
     examples: bool = True
-    tool_specs: list[ToolSpec] = Field(default_factory=list)
+    tool_specs: list[Any] = Field(default_factory=list)  # ToolSpec objects
 
     def __init__(self, model: BaseChatModel | None = None, **kwargs: Any) -> None:
         if model is not None:
@@ -214,17 +214,23 @@ class XmlToolCallingModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         conversation = self.to_text_messages(messages)
+        config = _inner_config(run_manager)
         if not self.tool_specs:
-            reply = self.model.invoke(conversation, stop=stop, **kwargs)
+            reply = self.model.invoke(conversation, config, stop=stop, **kwargs)
             return ChatResult(generations=[ChatGeneration(message=_plain(reply))])
         return self._settle(
-            conversation, self.model.invoke(conversation, stop=stop, **kwargs), stop, **kwargs
+            conversation,
+            self.model.invoke(conversation, config, stop=stop, **kwargs),
+            config,
+            stop,
+            **kwargs,
         )
 
     def _settle(
         self,
         conversation: list[BaseMessage],
         reply: BaseMessage,
+        config: RunnableConfig,
         stop: list[str] | None,
         **kwargs: Any,
     ) -> ChatResult:
@@ -232,7 +238,7 @@ class XmlToolCallingModel(BaseChatModel):
         retried = 0
         while parsed.error is not None and retried < self.max_retries:
             self._retry_messages(conversation, _text(reply.content), parsed.error)
-            reply = self.model.invoke(conversation, stop=stop, **kwargs)
+            reply = self.model.invoke(conversation, config, stop=stop, **kwargs)
             parsed = parse_action(_text(reply.content), self.tool_specs)
             retried += 1
         return ChatResult(
@@ -247,8 +253,9 @@ class XmlToolCallingModel(BaseChatModel):
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         conversation = self.to_text_messages(messages)
+        config = _inner_config(run_manager)
         gate = TextGate()
-        for chunk in self.model.stream(conversation, stop=stop, **kwargs):
+        for chunk in self.model.stream(conversation, config, stop=stop, **kwargs):
             shown = gate.feed(_text(chunk.content)) if self.tool_specs else _text(chunk.content)
             if shown:
                 out = ChatGenerationChunk(message=AIMessageChunk(content=shown))
@@ -258,7 +265,7 @@ class XmlToolCallingModel(BaseChatModel):
         if not self.tool_specs:
             return
         rest = gate.finish()
-        result = self._settle(conversation, AIMessage(gate.buffer), stop, **kwargs)
+        result = self._settle(conversation, AIMessage(gate.buffer), config, stop, **kwargs)
         yield from _closing(rest, result, run_manager)
 
     # -- async ------------------------------------------------------------------------------
@@ -271,15 +278,17 @@ class XmlToolCallingModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         conversation = self.to_text_messages(messages)
-        reply = await self.model.ainvoke(conversation, stop=stop, **kwargs)
+        config = _inner_config(run_manager)
+        reply = await self.model.ainvoke(conversation, config, stop=stop, **kwargs)
         if not self.tool_specs:
             return ChatResult(generations=[ChatGeneration(message=_plain(reply))])
-        return await self._asettle(conversation, reply, stop, **kwargs)
+        return await self._asettle(conversation, reply, config, stop, **kwargs)
 
     async def _asettle(
         self,
         conversation: list[BaseMessage],
         reply: BaseMessage,
+        config: RunnableConfig,
         stop: list[str] | None,
         **kwargs: Any,
     ) -> ChatResult:
@@ -287,7 +296,7 @@ class XmlToolCallingModel(BaseChatModel):
         retried = 0
         while parsed.error is not None and retried < self.max_retries:
             self._retry_messages(conversation, _text(reply.content), parsed.error)
-            reply = await self.model.ainvoke(conversation, stop=stop, **kwargs)
+            reply = await self.model.ainvoke(conversation, config, stop=stop, **kwargs)
             parsed = parse_action(_text(reply.content), self.tool_specs)
             retried += 1
         return ChatResult(
@@ -302,8 +311,9 @@ class XmlToolCallingModel(BaseChatModel):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         conversation = self.to_text_messages(messages)
+        config = _inner_config(run_manager)
         gate = TextGate()
-        async for chunk in self.model.astream(conversation, stop=stop, **kwargs):
+        async for chunk in self.model.astream(conversation, config, stop=stop, **kwargs):
             shown = gate.feed(_text(chunk.content)) if self.tool_specs else _text(chunk.content)
             if shown:
                 out = ChatGenerationChunk(message=AIMessageChunk(content=shown))
@@ -313,11 +323,18 @@ class XmlToolCallingModel(BaseChatModel):
         if not self.tool_specs:
             return
         rest = gate.finish()
-        result = await self._asettle(conversation, AIMessage(gate.buffer), stop, **kwargs)
+        result = await self._asettle(conversation, AIMessage(gate.buffer), config, stop, **kwargs)
         for out in _closing(rest, result, None):
             if run_manager and out.text:
                 await run_manager.on_llm_new_token(out.text, chunk=out)
             yield out
+
+
+def _inner_config(
+    run_manager: CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun | None,
+) -> RunnableConfig:
+    """The wrapped model's raw tokens (ACTION blocks included) are kept out of streams."""
+    return RunnableConfig(tags=["nostream"])
 
 
 def _plain(reply: BaseMessage) -> AIMessage:

@@ -32,12 +32,18 @@ def format_observation(
         ``Observation: Error [<CODE>] <message>`` for a failure (the registry's own message).
     """
     if isinstance(outcome, str):
-        return f"Observation: Error [{code}] {outcome}"
+        return _error(outcome, code)
     if outcome.is_error:
-        error_code = outcome.code.value if outcome.code is not None else code
-        return f"Observation: Error [{error_code}] {outcome.content}"
+        return _error(outcome.content, outcome.code.value if outcome.code is not None else code)
     name = tool or outcome.tool
     return f"Observation: Tool {name} executed successfully. Result: {_result_text(outcome)}"
+
+
+def _error(message: str, code: str) -> str:
+    # The registry's messages already start with "Error [CODE]"; it is not said twice.
+    if message.startswith("Error ["):
+        return f"Observation: {message}"
+    return f"Observation: Error [{code}] {message}"
 
 
 def success_observation(tool: str, text: str) -> str:
