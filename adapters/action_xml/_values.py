@@ -87,10 +87,10 @@ def value_of(node: Node, schema: Any, root: Schema) -> Any:
 def _first_valid(node: Node, branches: list[Any], root: Schema) -> Any:
     """The first branch whose coerced value validates; else the value without a schema."""
     text = None if node.children else node.text()
-    for branch in branches:
-        resolved = _resolve(branch, root)
-        if text == "" and resolved.get("type") == "null":
-            return None
+    kinds = {_resolve(b, root).get("type") for b in branches}
+    if text == "" and "null" in kinds and not kinds & {"string", "array", "object"}:
+        # An empty element is null, unless it can be an empty string, list or object.
+        return None
     for branch in branches:
         try:
             value = value_of(node, branch, root)

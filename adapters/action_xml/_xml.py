@@ -4,7 +4,8 @@ Models write ``a < b && c`` in values and forget to escape. Before parsing, a si
 scan escapes every ``&`` that does not start a predefined entity and every ``<`` that does not
 start a tag, a comment, a CDATA section or a declaration, and counts the nesting depth. The
 repaired text goes to defusedxml's SAX parser, which refuses DTDs, entity declarations and
-external references, so nothing is expanded or fetched.
+external references, so nothing is expanded or fetched (the scan already refuses ``<!DOCTYPE``,
+``<!ENTITY`` and ``<?...?>`` with a clearer message; the parser is the second line).
 """
 
 from __future__ import annotations
@@ -65,7 +66,6 @@ def repair(body: str, *, max_depth: int) -> str:
     depth = 0
     cdata_closes = True  # once a "]]>" search fails, later ones would fail too
     comment_closes = True
-    n = len(body)
     while True:
         found = _SPECIAL.search(body, pos)
         if found is None:
@@ -99,11 +99,14 @@ def repair(body: str, *, max_depth: int) -> str:
                 raise MalformedAction(f"a comment opened at offset {i} is never closed")
             pos = end + 3
             continue
-        if i + 1 < n and body[i + 1] in "!?":
-            # Declarations and processing instructions: the hardened parser judges them.
-            out.append("<")
-            pos = i + 1
-            continue
+        if body.startswith("<!", i):
+            raise MalformedAction(
+                f"declarations such as <!DOCTYPE or <!ENTITY are not allowed (at offset {i})"
+            )
+        if body.startswith("<?", i):
+            raise MalformedAction(
+                f"processing instructions (<?...?>) are not allowed (at offset {i})"
+            )
         tag = _TAG.match(body, i)
         if tag is None:
             out.append("&lt;")
