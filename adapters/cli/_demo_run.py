@@ -43,12 +43,14 @@ class DemoOptions:
         approve: Approve destructive calls without asking (``--yes``).
         max_iterations: Model turns with tool calls before the final answer.
         remote: Start the carriers MCP server and add its tools.
+        protocol: ``"native"`` function calling, or ``"xml"``: the ``<ACTION>`` text protocol.
     """
 
     model: ModelChoice
     approve: bool = False
     max_iterations: int = 10
     remote: bool = True
+    protocol: str = "native"
 
 
 def carriers_config() -> McpServerConfig:
@@ -152,8 +154,14 @@ async def _connect(
 async def _agent_run(run: _Run, registry: ToolRegistry) -> RunSummary:
     options = run.options
     pause = _PAUSE if run.console.is_terminal else 0.0
+    if options.protocol == "xml":
+        from adapters.cli._demo_xml import xml_model
+
+        model = xml_model(options.model, pause=pause)
+    else:
+        model = options.model.build(pause=pause)
     agent = build_agent(
-        options.model.build(pause=pause),
+        model,
         registry,
         system_prompt=SYSTEM_PROMPT,
         max_iterations=options.max_iterations,
