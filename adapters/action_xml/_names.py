@@ -9,6 +9,7 @@ back through the specs it is given.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ["from_tag", "is_xml_name", "to_tag"]
 
@@ -41,6 +42,12 @@ def from_tag(tag: str, names: dict[str, str], folded: dict[str, str]) -> str:
 
 
 def tag_maps(names: list[str]) -> tuple[dict[str, str], dict[str, str]]:
+    """The ``(exact, folded)`` maps of :func:`from_tag` for ``names`` (cached)."""
+    return _tag_maps(tuple(names))
+
+
+@lru_cache(maxsize=1024)
+def _tag_maps(names: tuple[str, ...]) -> tuple[dict[str, str], dict[str, str]]:
     """The ``(exact, folded)`` maps of :func:`from_tag` for ``names``.
 
     A lower-cased tag shared by two names is left out of ``folded``: a guess would be wrong.

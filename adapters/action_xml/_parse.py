@@ -68,16 +68,22 @@ def _specs(specs: ToolRegistry | Iterable[ToolSpec] | None) -> list[ToolSpec]:
     return list(specs)
 
 
+def _drop_fence(fence: re.Pattern[str], text: str) -> str:
+    """``text`` without a code fence at its end (looked for in the last line only: linear)."""
+    cut = max(len(text) - 120, 0)
+    return text[:cut] + fence.sub("", text[cut:])
+
+
 def _split(text: str) -> tuple[str, str | None]:
     """``(response_text, block body or None)``."""
     opened = _OPEN.search(text)
     if opened is None:
         return text.strip(), None
-    before = _FENCE_BEFORE.sub("", text[: opened.start()]).strip()
+    before = _drop_fence(_FENCE_BEFORE, text[: opened.start()]).strip()
     closed = _CLOSE.search(text, opened.end())
     if closed is None:
         # A missing </ACTION> is forgiven only at the very end of the output.
-        body = _FENCE_AFTER.sub("", text[opened.end() :])
+        body = _drop_fence(_FENCE_AFTER, text[opened.end() :])
     else:
         body = text[opened.end() : closed.start()]
     return before, body

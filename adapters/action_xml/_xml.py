@@ -129,13 +129,16 @@ def repair(body: str, *, max_depth: int) -> str:
 class _Builder(ContentHandler):
     """SAX events to :class:`Node` objects, CDATA sections marked."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_depth: int) -> None:
         super().__init__()
+        self.max_depth = max_depth
         self.stack: list[Node] = []
         self.root: Node | None = None
         self.in_cdata = False
 
     def startElement(self, name: str, attrs: object) -> None:
+        if len(self.stack) > self.max_depth:  # the ACTION element itself is not counted
+            raise MalformedAction(f"elements are nested more than {self.max_depth} levels deep")
         node = Node(name)  # attributes are ignored
         if self.stack:
             self.stack[-1].children.append(node)
@@ -177,22 +180,35 @@ class _Builder(ContentHandler):
         return None
 
 
+def _parse(text: str, max_depth: int) -> Node:
+    builder = _Builder(max_depth)
+    parser = make_parser()  # forbid_entities=True, forbid_external=True
+    parser.forbid_dtd = True
+    parser.setContentHandler(builder)
+    parser.setProperty(property_lexical_handler, builder)
+    parser.feed("<ACTION>" + text + "</ACTION>")
+    parser.close()
+    assert builder.root is not None
+    return builder.root
+
+
 def parse_block(body: str, *, max_depth: int = 16) -> Node:
     """Parse the inside of an ACTION block into a ``Node`` tagged ``ACTION``.
+
+    Well-formed XML is parsed as it is; only when that fails is the block repaired (stray
+    ``&`` and ``<`` escaped) and parsed again, so the usual answer pays for one parse.
 
     Raises:
         MalformedAction: the block is not well-formed (after repair), declares a DTD or
             entities, or nests too deeply.
     """
-    repaired = repair(body, max_depth=max_depth)
-    builder = _Builder()
-    parser = make_parser()  # forbid_dtd=False, forbid_entities=True, forbid_external=True
-    parser.forbid_dtd = True
-    parser.setContentHandler(builder)
-    parser.setProperty(property_lexical_handler, builder)
     try:
-        parser.feed("<ACTION>" + repaired + "</ACTION>")
-        parser.close()
+        return _parse(body, max_depth)
+    except (xml.sax.SAXParseException, DefusedXmlException):
+        pass
+    repaired = repair(body, max_depth=max_depth)
+    try:
+        return _parse(repaired, max_depth)
     except xml.sax.SAXParseException as exc:
         line, column = exc.getLineNumber() or 1, exc.getColumnNumber() or 0
         if line == 1:
@@ -204,5 +220,3 @@ def parse_block(body: str, *, max_depth: int = 16) -> Node:
         raise MalformedAction(
             "DTDs, entity declarations and external references are not allowed"
         ) from None
-    assert builder.root is not None
-    return builder.root
