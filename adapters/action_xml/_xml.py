@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import xml.sax
 from dataclasses import dataclass, field
+from typing import Any
 from xml.sax.handler import ContentHandler, property_lexical_handler
 
 from defusedxml import DefusedXmlException  # type: ignore[import-untyped]
@@ -40,17 +41,24 @@ class Node:
     def text(self) -> str:
         """The value text: trimmed, except what a CDATA section holds, which is kept exactly."""
         parts = self.parts
+        if not parts:
+            return ""
+        if len(parts) == 1 and not parts[0][1]:
+            return parts[0][0].strip()
         if not any(cdata for _, cdata in parts):
             return "".join(t for t, _ in parts).strip()
-        # Whitespace outside the CDATA sections is layout, not value.
-        kept = [(t, c) for t, c in parts if c or t.strip()]
-        if not kept:
-            return ""
-        first, last = kept[0], kept[-1]
+        # Merge runs of plain text; whitespace-only runs outside the CDATA are layout.
+        runs: list[list[Any]] = []
+        for text, cdata in parts:
+            if runs and runs[-1][1] == cdata:
+                runs[-1][0] += text
+            else:
+                runs.append([text, cdata])
+        kept = [(t, c) for t, c in runs if c or t.strip()]
         texts = [t for t, _ in kept]
-        if not first[1]:
+        if not kept[0][1]:
             texts[0] = texts[0].lstrip()
-        if not last[1]:
+        if not kept[-1][1]:
             texts[-1] = texts[-1].rstrip()
         return "".join(texts)
 
@@ -150,25 +158,14 @@ class _Builder(ContentHandler):
         self.stack.pop()
 
     def characters(self, content: str) -> None:
-        parts = self.stack[-1].parts
-        if parts and parts[-1][1] == self.in_cdata and not self.in_cdata:
-            parts[-1] = (parts[-1][0] + content, False)
-        elif parts and self.in_cdata and parts[-1][1] and self._cdata_open:
-            parts[-1] = (parts[-1][0] + content, True)
-        else:
-            parts.append((content, self.in_cdata))
-            self._cdata_open = self.in_cdata
-
-    _cdata_open = False
+        self.stack[-1].parts.append((content, self.in_cdata))
 
     # Lexical handler (CDATA boundaries and comments).
     def startCDATA(self) -> None:
         self.in_cdata = True
-        self._cdata_open = False
 
     def endCDATA(self) -> None:
         self.in_cdata = False
-        self._cdata_open = False
 
     def comment(self, content: str) -> None:
         return None
