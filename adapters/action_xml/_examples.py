@@ -27,6 +27,7 @@ _FORMATS = {
     "uuid": "123e4567-e89b-12d3-a456-426614174000",
 }
 _TEXTY = re.compile(r"content|diff|text|code|body|message|query|script|sql", re.IGNORECASE)
+_SHORT_CDATA_TEXT = "R&D <north wing>"
 _CDATA_TEXT = 'if a < b && c > 0:\n    print("<done> & ok")'
 
 
@@ -197,6 +198,8 @@ def tool_examples(specs: list[ToolSpec]) -> list[Example]:
         if found is None:
             continue
         spec, key = found
+        if kind == "text" and not _TEXTY.search(key):
+            value = _SHORT_CDATA_TEXT  # a name or a code, not a program
         with_value = _call_with(spec, key, value)
         if with_value is not None:
             args = with_value
