@@ -16,8 +16,14 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.handler import ContentHandler, property_lexical_handler
 
-from defusedxml import DefusedXmlException  # type: ignore[import-untyped]
-from defusedxml.sax import make_parser  # type: ignore[import-untyped]
+try:
+    from defusedxml import DefusedXmlException  # type: ignore[import-untyped]
+    from defusedxml.sax import make_parser  # type: ignore[import-untyped]
+except ImportError as exc:  # pragma: no cover - depends on the installation
+    raise ImportError(
+        "adapters.action_xml parses model output with defusedxml, which is not installed. "
+        "Install the extra: pip install 'mcp-toolkit[xml]'."
+    ) from exc
 
 __all__ = ["MalformedAction", "Node", "parse_block"]
 

@@ -183,3 +183,47 @@ def test_approval_interrupt_and_resume_work_through_the_protocol() -> None:
 def test_without_tools_the_model_passes_text_through() -> None:
     model = XmlToolCallingModel(scripted("Just text <ACTION> not parsed"))
     assert model.invoke("hi").content == "Just text <ACTION> not parsed"
+
+
+@pytest.mark.anyio
+async def test_remote_mcp_tools_work_through_the_protocol() -> None:
+    import sys
+    from pathlib import Path
+
+    from adapters.mcp_client import McpClientPool
+
+    server = Path(__file__).resolve().parents[2] / "support" / "mcp_servers" / "echo_server.py"
+    config = {"echo": {"command": sys.executable, "args": [str(server)]}}
+    inner = scripted(
+        "Adding.\n<ACTION><echo_add><a>2</a><b>40</b></echo_add></ACTION>",
+        "It is 42.",
+    )
+    async with McpClientPool(config, grace=0.5) as pool:
+        registry = ToolRegistry()
+        await pool.register_into(registry, ["echo"])
+        state = await build_agent(XmlToolCallingModel(inner), registry).ainvoke(
+            {"messages": [("user", "2 + 40?")]}
+        )
+    assert state["messages"][1].tool_calls[0]["args"] == {
+        "a": 2,
+        "b": 40,
+    }  # coerced by the remote schema
+    assert (
+        inner.seen[1][-1].content == "Observation: Tool echo_add executed successfully. Result: 42"
+    )
+    assert RunSummary.from_state(state).answer == "It is 42."
+
+
+def test_single_turn_node_level_two_with_a_text_only_model() -> None:
+    from adapters.langgraph import single_turn_node
+
+    inner = scripted(CALL)
+    node = single_turn_node(XmlToolCallingModel(inner), protocol_registry())
+    state = node.invoke({"messages": [("user", "weather?")]})
+    assert [type(m).__name__ for m in state["messages"]] == [
+        "HumanMessage",
+        "AIMessage",
+        "ToolMessage",
+    ]
+    assert state["messages"][-1].content == "sunny"
+    assert len(inner.seen) == 1  # one turn, no loop
