@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from adapters.action_xml import ActionCall, parse_action, render_tools_prompt, tool_examples
@@ -17,7 +19,9 @@ def _warehouse() -> ToolRegistry:
 
 
 @pytest.mark.parametrize("make", [protocol_registry, _warehouse], ids=["protocol", "warehouse"])
-def test_every_example_parses_and_every_meant_call_validates(make) -> None:
+def test_every_example_parses_and_every_meant_call_validates(
+    make: Callable[[], ToolRegistry],
+) -> None:
     registry = make()
     examples = tool_examples(registry.specs())
     assert examples

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from langchain_core.language_models import FakeListChatModel
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
@@ -30,7 +32,7 @@ def _refund(state: Refund) -> Refund:
     return {"status": f"{state['order_id']}: {status}"}
 
 
-def _graph():
+def _graph() -> Any:
     builder = StateGraph(Refund)
     builder.add_node("check", _check)
     builder.add_node("refund", _refund)
@@ -51,7 +53,7 @@ SCHEMA = {
 }
 
 
-def _registry(**kwargs) -> ToolRegistry:
+def _registry(**kwargs: Any) -> ToolRegistry:
     registry = ToolRegistry()
     registry.add(
         graph_tool(

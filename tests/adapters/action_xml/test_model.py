@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from langchain_core.language_models import FakeListChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 from pydantic import Field
@@ -150,7 +151,7 @@ def test_sync_stream_text_first_then_one_chunk_with_the_calls() -> None:
     text = "".join(c.content for c in chunks if isinstance(c.content, str))
     assert text == "Let me look."
     assert len(chunks) > 3  # the text arrived in pieces, as the wrapped model sent it
-    merged = chunks[0]
+    merged: Any = chunks[0]
     for c in chunks[1:]:
         merged = merged + c
     assert merged.tool_calls[0]["args"]["default_value"] == "unknown"
@@ -170,7 +171,7 @@ def test_approval_interrupt_and_resume_work_through_the_protocol() -> None:
     registry.register(wipe)
     inner = scripted("Wiping.\n<ACTION><wipe><area>north</area></wipe></ACTION>", "Wiped north.")
     agent = build_agent(XmlToolCallingModel(inner), registry, checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": "t1"}}
+    config: RunnableConfig = {"configurable": {"thread_id": "t1"}}
     paused = agent.invoke({"messages": [("user", "wipe north")]}, config)
     assert "__interrupt__" in paused
     state = agent.invoke(Command(resume="approve"), config)

@@ -46,7 +46,7 @@ def test_nesting_beyond_the_limit_is_refused() -> None:
 
 def test_the_hardened_parser_refuses_entities_that_reach_it() -> None:
     # parse_block's scan stops declarations first; the defusedxml parser is the second line.
-    from defusedxml.sax import make_parser
+    from defusedxml.sax import make_parser  # type: ignore[import-untyped]
 
     parser = make_parser()
     parser.forbid_dtd = True

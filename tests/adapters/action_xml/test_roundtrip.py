@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -73,7 +73,7 @@ def values(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
 
 @st.composite
 def tool_and_arguments(draw: st.DrawFn) -> tuple[ToolSpec, dict[str, Any]]:
-    schema = draw(_objects(SCHEMAS))
+    schema = draw(_objects(cast(st.SearchStrategy[dict[str, Any]], SCHEMAS)))
     spec = ToolSpec(name=draw(TOOL_NAMES), description="A tool.", input_schema=schema)
     return spec, draw(values(schema))
 
