@@ -98,3 +98,13 @@ def test_parse_never_raises_on_any_text(text: str) -> None:
     assert parsed.error is None or parsed.calls == []
     parsed = parse_action("<ACTION>" + text)
     assert isinstance(parsed.response_text, str)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="<>/&;![]CDATAcdata-_ \n\"'=1xyitem", max_size=120))
+def test_parse_never_raises_on_markup_soup(soup: str) -> None:
+    from tests.adapters.action_xml.tools import protocol_registry
+
+    for text in (f"<ACTION>{soup}</ACTION>", f"<ACTION><set_counter>{soup}</set_counter>"):
+        parsed = parse_action(text, protocol_registry())
+        assert (parsed.error is None) or parsed.calls == []
