@@ -228,3 +228,20 @@ def test_single_turn_node_level_two_with_a_text_only_model() -> None:
     ]
     assert state["messages"][-1].content == "sunny"
     assert len(inner.seen) == 1  # one turn, no loop
+
+
+@pytest.mark.anyio
+async def test_async_and_streamed_answers_are_retried_when_malformed() -> None:
+    broken = "Reading.\n<ACTION><ReadWorldStateTool><path>a</pth></ReadWorldStateTool></ACTION>"
+    bound = XmlToolCallingModel(scripted(broken, CALL)).bind_tools(protocol_registry())
+    message = await bound.ainvoke([HumanMessage("weather?")])
+    assert message.tool_calls[0]["name"] == "ReadWorldStateTool"
+    assert message.response_metadata["action_retries"] == 1
+
+    streamed = XmlToolCallingModel(scripted(broken, CALL)).bind_tools(protocol_registry())
+    chunks = [c async for c in streamed.astream([HumanMessage("weather?")])]
+    merged: Any = chunks[0]
+    for c in chunks[1:]:
+        merged = merged + c
+    assert merged.content == "Reading."  # the first answer's text, already shown
+    assert merged.tool_calls[0]["args"]["path"] == "environment.weather.current_conditions"
