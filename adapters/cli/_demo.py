@@ -41,6 +41,14 @@ def demo_command(
             "run with the same file.",
         ),
     ] = None,
+    protocol: Annotated[
+        str,
+        typer.Option(
+            "--protocol",
+            help="native: the model's function calling; xml: the <ACTION> text protocol, "
+            "for models without function calling.",
+        ),
+    ] = "native",
 ) -> None:
     """Watch an agent use local functions and remote MCP tools from one registry.
 
@@ -63,12 +71,16 @@ def demo_command(
             "Ollama any value works); without it the demo uses its scripted model."
         )
         raise typer.Exit(2)
+    if protocol not in ("native", "xml"):
+        err_console.print(f"[red]error:[/] --protocol must be native or xml, not {protocol!r}.")
+        raise typer.Exit(2)
     options = DemoOptions(
         choice,
         approve=yes,
         max_iterations=max_iterations,
         remote=not no_remote,
         checkpoint=checkpoint,
+        protocol=protocol,
     )
     try:
         anyio.run(run_demo, options, console)

@@ -45,6 +45,7 @@ class DemoOptions:
         remote: Start the carriers MCP server and add its tools.
         checkpoint: A SQLite file keeping the run's state, so a pending approval can be
             answered by a later ``toolkit demo --checkpoint`` (default: in memory).
+        protocol: ``"native"`` function calling, or ``"xml"``: the ``<ACTION>`` text protocol.
     """
 
     model: ModelChoice
@@ -52,6 +53,7 @@ class DemoOptions:
     max_iterations: int = 10
     remote: bool = True
     checkpoint: Path | None = None
+    protocol: str = "native"
 
 
 def carriers_config() -> McpServerConfig:
@@ -175,8 +177,14 @@ async def _agent_run(run: _Run, registry: ToolRegistry) -> RunSummary | None:
 async def _agent_loop(run: _Run, registry: ToolRegistry, saver: Any) -> RunSummary | None:
     options = run.options
     pause = _PAUSE if run.console.is_terminal else 0.0
+    if options.protocol == "xml":
+        from adapters.cli._demo_xml import xml_model
+
+        model = xml_model(options.model, pause=pause)
+    else:
+        model = options.model.build(pause=pause)
     agent = build_agent(
-        options.model.build(pause=pause),
+        model,
         registry,
         system_prompt=SYSTEM_PROMPT,
         max_iterations=options.max_iterations,

@@ -2,12 +2,14 @@
 
 * L1 :func:`tool_node` — one tool, arguments from state templates, no model;
 * L2 :func:`single_turn_node` — one model turn that may call tools;
-* L3 :func:`build_agent` — the model ⇄ tools loop with a graceful stop, approvals and a log.
+* L3 :func:`build_agent` — the model ⇄ tools loop with a graceful stop, approvals and a log;
+* skills: :func:`graph_tool` — a compiled graph registered as one tool.
 """
 
 from adapters.langchain.approval import approval_payload, interrupt_approver, to_approval
 from adapters.langgraph.agent import STOP_NOTE, as_registry, build_agent, single_turn_node
 from adapters.langgraph.deterministic import tool_node
+from adapters.langgraph.graph_tool import GraphTool, graph_tool
 from adapters.langgraph.persistence import async_sqlite_checkpointer, sqlite_checkpointer
 from adapters.langgraph.state import AgentState, ToolCallEntry, add_usage
 from adapters.langgraph.summary import RunSummary
@@ -15,6 +17,7 @@ from adapters.langgraph.summary import RunSummary
 __all__ = [
     "STOP_NOTE",
     "AgentState",
+    "GraphTool",
     "RunSummary",
     "ToolCallEntry",
     "add_usage",
@@ -22,6 +25,7 @@ __all__ = [
     "as_registry",
     "async_sqlite_checkpointer",
     "build_agent",
+    "graph_tool",
     "interrupt_approver",
     "single_turn_node",
     "sqlite_checkpointer",

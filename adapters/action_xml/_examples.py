@@ -1,0 +1,240 @@
+"""Few-shot examples generated from the registry's own tools and schemas.
+
+Every example call is built from the tool's input schema and kept only if it validates
+against it, so a prompt never teaches a call that would fail (the deliberate mistake of the
+self-correction example aside).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from adapters.action_xml._render import _resolve, render_action
+from toolkit import ToolSpec
+
+__all__ = ["Example", "sample_value", "tool_examples"]
+
+_FORMATS = {
+    "date": "2024-05-17",
+    "date-time": "2024-05-17T09:30:00Z",
+    "time": "09:30:00",
+    "email": "ana@example.com",
+    "uri": "https://example.com/page",
+    "uuid": "123e4567-e89b-12d3-a456-426614174000",
+}
+_TEXTY = re.compile(r"content|diff|text|code|body|message|query|script|sql", re.IGNORECASE)
+_SHORT_CDATA_TEXT = "R&D <north wing>"
+_CDATA_TEXT = 'if a < b && c > 0:\n    print("<done> & ok")'
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """One example answer (and, for a correction, what came before it).
+
+    Attributes:
+        title: What the example shows.
+        answer: The answer text, ACTION block included.
+        calls: The calls the answer must parse to, ``(name, arguments)``.
+        before: For a correction: the mistaken answer and its error observation.
+        before_calls: The mistaken calls, which parse but do not validate.
+    """
+
+    title: str
+    answer: str
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    before: tuple[str, str] | None = None
+    before_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    def transcript(self) -> str:
+        """The example as the prompt shows it."""
+        if self.before is None:
+            return self.answer
+        wrong, observation = self.before
+        return f"{wrong}\n{observation}\n{self.answer}"
+
+
+def sample_value(schema: Any, root: dict[str, Any], name: str = "value", index: int = 0) -> Any:
+    """A plausible value valid for ``schema`` (best effort; callers validate it)."""
+    schema = _resolve(schema, root)
+    for key in ("examples",):
+        if isinstance(schema.get(key), list) and schema[key]:
+            return schema[key][0]
+    if "const" in schema:
+        return schema["const"]
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return schema["enum"][index % len(schema["enum"])]
+    if "default" in schema and schema["default"] is not None:
+        return schema["default"]
+    for key in ("anyOf", "oneOf"):
+        if isinstance(schema.get(key), list):
+            branches = [b for b in schema[key] if _resolve(b, root).get("type") != "null"]
+            return sample_value(branches[0] if branches else {}, root, name, index)
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    if kind == "integer" or kind == "number":
+        low = schema.get(
+            "minimum", schema.get("exclusiveMinimum", 0) + 1 if "exclusiveMinimum" in schema else 1
+        )
+        high = schema.get(
+            "maximum",
+            schema.get("exclusiveMaximum", low + 10) - 1
+            if "exclusiveMaximum" in schema
+            else low + 10,
+        )
+        value = min(max(low, 1 + index), high)
+        return int(value) if kind == "integer" else value + 0.5 if value + 0.5 <= high else value
+    if kind == "boolean":
+        return index % 2 == 0
+    if kind == "array":
+        count = max(2, int(schema.get("minItems", 0)))
+        count = min(count, int(schema.get("maxItems", count)))
+        return [sample_value(schema.get("items", {}), root, name, index + i) for i in range(count)]
+    if kind == "object" or "properties" in schema:
+        return _sample_object(schema, root, index)
+    if kind == "string" or kind is None:
+        if isinstance(schema.get("format"), str) and schema["format"] in _FORMATS:
+            return _FORMATS[schema["format"]]
+        word = name.replace("_", " ").strip() or "value"
+        text = f"{word} {index + 1}" if index else f"example {word}"
+        return text.ljust(int(schema.get("minLength", 0)), "x")[: schema.get("maxLength", 200)]
+    return None
+
+
+def _sample_object(schema: dict[str, Any], root: dict[str, Any], index: int = 0) -> dict[str, Any]:
+    properties = schema.get("properties") or {}
+    required = list(schema.get("required") or [])
+    return {
+        key: sample_value(properties.get(key, {}), root, key, index)
+        for key in required
+        if key in properties
+    }
+
+
+def _valid(arguments: dict[str, Any], spec: ToolSpec) -> bool:
+    try:
+        return bool(Draft202012Validator(spec.input_schema).is_valid(arguments))
+    except Exception:
+        return False
+
+
+def _kinds(spec: ToolSpec) -> dict[str, str]:
+    """Each parameter's kind: ``array``, ``object``, ``text`` (a free string) or ``scalar``."""
+    root = spec.input_schema
+    out = {}
+    for key, sub in (root.get("properties") or {}).items():
+        resolved = _resolve(sub, root)
+        branches = resolved.get("anyOf") or resolved.get("oneOf")
+        if isinstance(branches, list):
+            options = [
+                _resolve(b, root) for b in branches if _resolve(b, root).get("type") != "null"
+            ]
+            resolved = options[0] if len(options) == 1 else {}
+        kind = resolved.get("type")
+        if kind == "array":
+            out[key] = "array"
+        elif kind == "object" and resolved.get("properties"):
+            out[key] = "object"
+        elif kind == "string" and not (
+            {"enum", "pattern", "format", "maxLength"} & resolved.keys()
+        ):
+            out[key] = "text"
+        else:
+            out[key] = "scalar"
+    return out
+
+
+def _call_with(spec: ToolSpec, key: str | None, value: Any = None) -> dict[str, Any] | None:
+    root = spec.input_schema
+    arguments = _sample_object(root, root)
+    if key is not None:
+        sub = (root.get("properties") or {})[key]
+        arguments[key] = sample_value(sub, root, key) if value is None else value
+    return arguments if _valid(arguments, spec) else None
+
+
+def _answer(reason: str, name: str, arguments: dict[str, Any]) -> str:
+    return f"{reason}\n{render_action([(name, arguments)])}"
+
+
+def tool_examples(specs: list[ToolSpec]) -> list[Example]:
+    """The few-shot examples for ``specs`` (those the tools make possible)."""
+    examples: list[Example] = []
+    # Examples show harmless tools first: read-only ones, never a destructive one if avoidable.
+    specs = sorted(
+        specs, key=lambda s: (bool(s.annotations.destructive), not s.annotations.read_only)
+    )
+    kinds = {s.name: _kinds(s) for s in specs}
+
+    def first(kind: str) -> tuple[ToolSpec, str] | None:
+        found = [(spec, key) for spec in specs for key, k in kinds[spec.name].items() if k == kind]
+        # A free-text parameter that sounds like code or prose shows CDATA best.
+        found.sort(key=lambda pair: not (kind == "text" and _TEXTY.search(pair[1])))
+        return found[0] if found else None
+
+    callable_specs = [s for s in specs if _call_with(s, None) is not None]
+    simple = max(
+        callable_specs, key=lambda s: len(s.input_schema.get("required") or []), default=None
+    )
+    if simple is not None:
+        args = _call_with(simple, None) or {}
+        examples.append(
+            Example(
+                "a simple value",
+                _answer(f"I need {simple.name} for this.", simple.name, args),
+                [(simple.name, args)],
+            )
+        )
+    for kind, title, value in (
+        ("array", "a list", None),
+        ("object", "a nested object", None),
+        ("text", "a CDATA value", _CDATA_TEXT),
+    ):
+        found = first(kind)
+        if found is None:
+            continue
+        spec, key = found
+        if kind == "text" and not _TEXTY.search(key):
+            value = _SHORT_CDATA_TEXT  # a name or a code, not a program
+        with_value = _call_with(spec, key, value)
+        if with_value is not None:
+            args = with_value
+            reason = f"I will call {spec.name} with `{key}` written as {title}."
+            examples.append(Example(title, _answer(reason, spec.name, args), [(spec.name, args)]))
+    examples.append(
+        Example(
+            "an answer with no action",
+            "The request is already answered above, so no tool is needed: here is the summary you asked for.",
+        )
+    )
+    correction = _correction(specs)
+    if correction is not None:
+        examples.append(correction)
+    return examples
+
+
+def _correction(specs: list[ToolSpec]) -> Example | None:
+    for spec in reversed(specs[:3]) if len(specs) > 1 else specs:
+        required = list(spec.input_schema.get("required") or [])
+        args = _call_with(spec, None)
+        if not required or args is None:
+            continue
+        missing = required[0]
+        wrong = {k: v for k, v in args.items() if k != missing}
+        observation = (
+            f"Observation: Error [INVALID_PARAMS] in tool '{spec.name}': The arguments are not "
+            f"valid:\n- `{missing}`: required parameter is missing\nFix the arguments and call "
+            "the tool again."
+        )
+        return Example(
+            "a correction after an error",
+            _answer(f"I forgot `{missing}`; calling {spec.name} again with it.", spec.name, args),
+            [(spec.name, args)],
+            before=(_answer(f"I will call {spec.name}.", spec.name, wrong), observation),
+            before_calls=[(spec.name, wrong)],
+        )
+    return None

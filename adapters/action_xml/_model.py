@@ -1,0 +1,373 @@
+"""Any text-only LangChain chat model as a tool-calling one: :class:`XmlToolCallingModel`."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+)
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import ConfigDict, Field
+
+from adapters.action_xml._observe import (
+    format_observation,
+    malformed_observation,
+    success_observation,
+)
+from adapters.action_xml._parse import ParsedAction, parse_action
+from adapters.action_xml._render import render_action, render_tools_prompt
+from adapters.action_xml._stream import TextGate
+from toolkit import Tool, ToolRegistry, ToolSpec
+
+__all__ = ["XmlToolCallingModel", "to_specs"]
+
+
+def to_specs(tools: Sequence[Any] | ToolRegistry) -> list[ToolSpec]:
+    """Specs for what ``bind_tools`` accepts: specs, registries, toolkit tools, LangChain tools,
+    OpenAI tool dicts and functions."""
+    if isinstance(tools, ToolRegistry):
+        return tools.specs()
+    specs: list[ToolSpec] = []
+    for item in tools:
+        if isinstance(item, ToolSpec):
+            specs.append(item)
+        elif isinstance(item, ToolRegistry):
+            specs.extend(item.specs())
+        elif isinstance(item, Tool):
+            specs.append(item.spec)
+        else:
+            function = convert_to_openai_tool(item)["function"]
+            specs.append(
+                ToolSpec(
+                    name=function["name"],
+                    description=function.get("description", ""),
+                    input_schema=function.get("parameters") or {"type": "object"},
+                )
+            )
+    return specs
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content or []:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        elif isinstance(block, dict):
+            parts.append(f"[{block.get('type', 'content')}]")
+    return "\n".join(parts)
+
+
+def _observation(message: ToolMessage, names: dict[str, str]) -> str:
+    text = _text(message.content)
+    if message.status == "error":
+        artifact = message.artifact if isinstance(message.artifact, dict) else {}
+        error = artifact.get("error")
+        code = error.get("code") if isinstance(error, dict) else None
+        return format_observation(text, code=str(code or "EXECUTION_ERROR"))
+    name = message.name or names.get(message.tool_call_id, "tool")
+    return success_observation(name, text)
+
+
+def _tool_calls(parsed: ParsedAction) -> list[ToolCall]:
+    return [
+        ToolCall(
+            name=c.name, args=c.arguments, id=f"call_{uuid.uuid4().hex[:24]}", type="tool_call"
+        )
+        for c in parsed.calls
+    ]
+
+
+class XmlToolCallingModel(BaseChatModel):
+    """A chat model with tool calling, made of one without it and the ``<ACTION>`` protocol.
+
+    ``bind_tools`` puts the tools prompt into the system message; earlier tool calls go back
+    to the wrapped model as ACTION text and tool results as observations; each answer becomes
+    an ``AIMessage`` whose ``content`` is the text before the block and whose ``tool_calls``
+    are the block's calls. A block that cannot be read is answered here: the wrapped model
+    sees the Malformed observation and is asked again, up to ``max_retries`` times, so a graph
+    never receives a broken call (after the last try the answer is its text, with no calls,
+    and ``response_metadata["action_error"]`` says what was wrong).
+
+    Example:
+        >>> from langchain_core.language_models import FakeListChatModel
+        >>> model = XmlToolCallingModel(model=FakeListChatModel(responses=["Hello."]))
+        >>> model.invoke("Hi").content
+        'Hello.'
+
+    Attributes:
+        model: The wrapped text-only chat model.
+        max_retries: How many times a malformed block is sent back for another answer.
+        examples: Put generated few-shot examples in the tools prompt.
+        tool_specs: The bound tools (set by ``bind_tools``).
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    model: BaseChatModel
+    max_retries: int = 2
+    examples: bool = True
+    tool_specs: list[Any] = Field(default_factory=list)  # ToolSpec objects
+
+    def __init__(self, model: BaseChatModel | None = None, **kwargs: Any) -> None:
+        if model is not None:
+            kwargs["model"] = model
+        super().__init__(**kwargs)
+
+    @property
+    def _llm_type(self) -> str:
+        return "action-xml"
+
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool] | Any,
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """This model with ``tools`` described in its system prompt."""
+        return self.model_copy(update={"tool_specs": to_specs(tools)})
+
+    def tools_prompt(self) -> str:
+        """The system-prompt text for the bound tools (empty with none)."""
+        if not self.tool_specs:
+            return ""
+        return render_tools_prompt(self.tool_specs, examples=self.examples)
+
+    # -- the conversation as the wrapped model sees it ------------------------------------
+
+    def to_text_messages(self, messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+        """``messages`` rewritten for the wrapped model (prompt, ACTION text, observations)."""
+        system: list[str] = []
+        out: list[BaseMessage] = []
+        pending: list[str] = []
+        names: dict[str, str] = {}
+
+        def flush() -> None:
+            if pending:
+                out.append(HumanMessage("\n".join(pending)))
+                pending.clear()
+
+        for message in messages:
+            if isinstance(message, SystemMessage):
+                system.append(_text(message.content))
+            elif isinstance(message, ToolMessage):
+                pending.append(_observation(message, names))
+            else:
+                flush()
+                if isinstance(message, AIMessage) and message.tool_calls:
+                    for call in message.tool_calls:
+                        names[call.get("id") or ""] = call["name"]
+                    block = render_action((c["name"], c["args"]) for c in message.tool_calls)
+                    text = _text(message.content).strip()
+                    out.append(AIMessage(f"{text}\n{block}" if text else block))
+                else:
+                    out.append(message)
+        flush()
+        prompt = self.tools_prompt()
+        head = "\n\n".join(p for p in [*system, prompt] if p.strip())
+        return [SystemMessage(head), *out] if head else out
+
+    def _answer(self, parsed: ParsedAction, reply: BaseMessage, retried: int) -> AIMessage:
+        metadata: dict[str, Any] = {"action_retries": retried}
+        content = parsed.response_text
+        if parsed.error is not None:
+            metadata["action_error"] = parsed.error
+            content = content or f"I could not write a valid tool call: {parsed.error}"
+        usage = reply.usage_metadata if isinstance(reply, AIMessage) else None
+        return AIMessage(
+            content=content,
+            tool_calls=_tool_calls(parsed),
+            response_metadata=metadata,
+            usage_metadata=usage,
+        )
+
+    def _retry_messages(self, conversation: list[BaseMessage], text: str, error: str) -> None:
+        conversation.append(AIMessage(text))
+        conversation.append(HumanMessage(malformed_observation(error)))
+
+    # -- sync -------------------------------------------------------------------------------
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        conversation = self.to_text_messages(messages)
+        config = _inner_config(run_manager)
+        if not self.tool_specs:
+            reply = self.model.invoke(conversation, config, stop=stop, **kwargs)
+            return ChatResult(generations=[ChatGeneration(message=_plain(reply))])
+        return self._settle(
+            conversation,
+            self.model.invoke(conversation, config, stop=stop, **kwargs),
+            config,
+            stop,
+            **kwargs,
+        )
+
+    def _settle(
+        self,
+        conversation: list[BaseMessage],
+        reply: BaseMessage,
+        config: RunnableConfig,
+        stop: list[str] | None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        parsed = parse_action(_text(reply.content), self.tool_specs)
+        retried = 0
+        while parsed.error is not None and retried < self.max_retries:
+            self._retry_messages(conversation, _text(reply.content), parsed.error)
+            reply = self.model.invoke(conversation, config, stop=stop, **kwargs)
+            parsed = parse_action(_text(reply.content), self.tool_specs)
+            retried += 1
+        return ChatResult(
+            generations=[ChatGeneration(message=self._answer(parsed, reply, retried))]
+        )
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        conversation = self.to_text_messages(messages)
+        config = _inner_config(run_manager)
+        gate = TextGate()
+        for chunk in self.model.stream(conversation, config, stop=stop, **kwargs):
+            shown = gate.feed(_text(chunk.content)) if self.tool_specs else _text(chunk.content)
+            if shown:
+                out = ChatGenerationChunk(message=AIMessageChunk(content=shown))
+                if run_manager:
+                    run_manager.on_llm_new_token(shown, chunk=out)
+                yield out
+        if not self.tool_specs:
+            return
+        rest = gate.finish()
+        result = self._settle(conversation, AIMessage(gate.buffer), config, stop, **kwargs)
+        yield from _closing(rest, result, run_manager)
+
+    # -- async ------------------------------------------------------------------------------
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        conversation = self.to_text_messages(messages)
+        config = _inner_config(run_manager)
+        reply = await self.model.ainvoke(conversation, config, stop=stop, **kwargs)
+        if not self.tool_specs:
+            return ChatResult(generations=[ChatGeneration(message=_plain(reply))])
+        return await self._asettle(conversation, reply, config, stop, **kwargs)
+
+    async def _asettle(
+        self,
+        conversation: list[BaseMessage],
+        reply: BaseMessage,
+        config: RunnableConfig,
+        stop: list[str] | None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        parsed = parse_action(_text(reply.content), self.tool_specs)
+        retried = 0
+        while parsed.error is not None and retried < self.max_retries:
+            self._retry_messages(conversation, _text(reply.content), parsed.error)
+            reply = await self.model.ainvoke(conversation, config, stop=stop, **kwargs)
+            parsed = parse_action(_text(reply.content), self.tool_specs)
+            retried += 1
+        return ChatResult(
+            generations=[ChatGeneration(message=self._answer(parsed, reply, retried))]
+        )
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        conversation = self.to_text_messages(messages)
+        config = _inner_config(run_manager)
+        gate = TextGate()
+        async for chunk in self.model.astream(conversation, config, stop=stop, **kwargs):
+            shown = gate.feed(_text(chunk.content)) if self.tool_specs else _text(chunk.content)
+            if shown:
+                out = ChatGenerationChunk(message=AIMessageChunk(content=shown))
+                if run_manager:
+                    await run_manager.on_llm_new_token(shown, chunk=out)
+                yield out
+        if not self.tool_specs:
+            return
+        rest = gate.finish()
+        result = await self._asettle(conversation, AIMessage(gate.buffer), config, stop, **kwargs)
+        for out in _closing(rest, result, None):
+            if run_manager and out.text:
+                await run_manager.on_llm_new_token(out.text, chunk=out)
+            yield out
+
+
+def _inner_config(
+    run_manager: CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun | None,
+) -> RunnableConfig:
+    """The wrapped model's raw tokens (ACTION blocks included) are kept out of streams."""
+    return RunnableConfig(tags=["nostream"])
+
+
+def _plain(reply: BaseMessage) -> AIMessage:
+    usage = reply.usage_metadata if isinstance(reply, AIMessage) else None
+    return AIMessage(content=_text(reply.content), usage_metadata=usage)
+
+
+def _closing(
+    rest: str, result: ChatResult, run_manager: CallbackManagerForLLMRun | None
+) -> Iterator[ChatGenerationChunk]:
+    """The held text (if any), then one chunk carrying the calls."""
+    if rest:
+        out = ChatGenerationChunk(message=AIMessageChunk(content=rest))
+        if run_manager:
+            run_manager.on_llm_new_token(rest, chunk=out)
+        yield out
+    message = result.generations[0].message
+    assert isinstance(message, AIMessage)
+    chunks = [
+        {
+            "name": c["name"],
+            "args": json.dumps(c["args"]),
+            "id": c["id"],
+            "index": i,
+            "type": "tool_call_chunk",
+        }
+        for i, c in enumerate(message.tool_calls)
+    ]
+    yield ChatGenerationChunk(
+        message=AIMessageChunk(
+            content="",
+            tool_call_chunks=chunks,  # type: ignore[arg-type]
+            response_metadata=message.response_metadata,
+            usage_metadata=message.usage_metadata,
+        )
+    )

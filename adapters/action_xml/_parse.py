@@ -1,0 +1,144 @@
+"""Model output to calls: :func:`parse_action`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from adapters.action_xml._names import from_tag, tag_maps
+from adapters.action_xml._values import arguments_of
+from adapters.action_xml._xml import MalformedAction, parse_block
+from toolkit import ToolRegistry, ToolSpec
+
+__all__ = ["MAX_BLOCK_CHARS", "MAX_DEPTH", "ActionCall", "ParsedAction", "parse_action"]
+
+#: The largest ACTION block read, in characters; a larger one is Malformed.
+MAX_BLOCK_CHARS = 1_000_000
+#: The deepest nesting of elements inside an ACTION block.
+MAX_DEPTH = 16
+
+_OPEN = re.compile(r"<ACTION\s*>", re.IGNORECASE)
+_CLOSE = re.compile(r"</ACTION\s*>", re.IGNORECASE)
+_FENCE_BEFORE = re.compile(r"\n?[ \t]*```[A-Za-z]*[ \t]*\n?[ \t]*$")
+_FENCE_AFTER = re.compile(r"\n?[ \t]*```[ \t]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class ActionCall:
+    """One tool call from an ACTION block.
+
+    Attributes:
+        name: The tool name (mapped back from its tag, and to a known tool whose name differs
+            only in case).
+        arguments: The arguments, coerced by the tool's schema when it was known.
+    """
+
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedAction:
+    """What a model's answer says.
+
+    Attributes:
+        response_text: The text before the first ``<ACTION>`` (the whole text without one).
+        calls: The calls of the first ACTION block, in order; empty when there is none or
+            when the block could not be read.
+        error: What is wrong with the block and where, or ``None``. When set, nothing runs.
+    """
+
+    response_text: str
+    calls: list[ActionCall] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def has_action(self) -> bool:
+        """Whether the answer asks for calls (or tried to, see ``error``)."""
+        return bool(self.calls) or self.error is not None
+
+
+def _specs(specs: ToolRegistry | Iterable[ToolSpec] | None) -> list[ToolSpec]:
+    if specs is None:
+        return []
+    if isinstance(specs, ToolRegistry):
+        return specs.specs()
+    return list(specs)
+
+
+def _drop_fence(fence: re.Pattern[str], text: str) -> str:
+    """``text`` without a code fence at its end (looked for in the last line only: linear)."""
+    cut = max(len(text) - 120, 0)
+    return text[:cut] + fence.sub("", text[cut:])
+
+
+def _split(text: str) -> tuple[str, str | None]:
+    """``(response_text, block body or None)``."""
+    opened = _OPEN.search(text)
+    if opened is None:
+        return text.strip(), None
+    before = _drop_fence(_FENCE_BEFORE, text[: opened.start()]).strip()
+    closed = _CLOSE.search(text, opened.end())
+    if closed is None:
+        # A missing </ACTION> is forgiven only at the very end of the output.
+        body = _drop_fence(_FENCE_AFTER, text[opened.end() :])
+    else:
+        body = text[opened.end() : closed.start()]
+    return before, body
+
+
+def parse_action(
+    text: str,
+    specs: ToolRegistry | Iterable[ToolSpec] | None = None,
+    *,
+    max_chars: int = MAX_BLOCK_CHARS,
+    max_depth: int = MAX_DEPTH,
+) -> ParsedAction:
+    """Read a model's answer: its text for the user and the calls of its first ACTION block.
+
+    Never raises on model output: an unreadable block gives a ``ParsedAction`` whose
+    ``error`` says what is wrong and where (see :func:`malformed_observation`).
+
+    Args:
+        text: The model's answer.
+        specs: The tools it may call (a registry or specs): tags are mapped back to tool
+            names and values coerced by each tool's input schema. Without them names and
+            values stay as written.
+        max_chars: The largest ACTION block read.
+        max_depth: The deepest nesting of elements read.
+
+    Returns:
+        The parse.
+    """
+    response, body = _split(text)
+    if body is None:
+        return ParsedAction(response)
+    if len(body) > max_chars:
+        return ParsedAction(
+            response,
+            error=f"the block is {len(body)} characters long; the limit is {max_chars}",
+        )
+    try:
+        root = parse_block(body, max_depth=max_depth)
+        calls = _calls(root.children, _specs(specs))
+    except MalformedAction as exc:
+        return ParsedAction(response, error=str(exc))
+    if not calls:
+        return ParsedAction(
+            response,
+            error="the block holds no tool call; put one element named after the tool inside it",
+        )
+    return ParsedAction(response, calls)
+
+
+def _calls(elements: list[Any], specs: list[ToolSpec]) -> list[ActionCall]:
+    by_name = {s.name: s for s in specs}
+    exact, folded = tag_maps(list(by_name))
+    calls = []
+    for element in elements:
+        name = from_tag(element.tag, exact, folded)
+        spec = by_name.get(name)
+        calls.append(ActionCall(name, arguments_of(element, spec.input_schema if spec else None)))
+    return calls

@@ -1,0 +1,225 @@
+"""The ``<ACTION>`` block as a tree: repair what models get wrong, then parse with defusedxml.
+
+Models write ``a < b && c`` in values and forget to escape. Before parsing, a single linear
+scan escapes every ``&`` that does not start a predefined entity and every ``<`` that does not
+start a tag, a comment, a CDATA section or a declaration, and counts the nesting depth. The
+repaired text goes to defusedxml's SAX parser, which refuses DTDs, entity declarations and
+external references, so nothing is expanded or fetched (the scan already refuses ``<!DOCTYPE``,
+``<!ENTITY`` and ``<?...?>`` with a clearer message; the parser is the second line).
+"""
+
+from __future__ import annotations
+
+import re
+import xml.sax
+from dataclasses import dataclass, field
+from typing import Any
+from xml.sax.handler import ContentHandler, property_lexical_handler
+
+try:
+    from defusedxml import DefusedXmlException  # type: ignore[import-untyped]
+    from defusedxml.sax import make_parser  # type: ignore[import-untyped]
+except ImportError as exc:  # pragma: no cover - depends on the installation
+    raise ImportError(
+        "adapters.action_xml parses model output with defusedxml, which is not installed. "
+        "Install the extra: pip install 'mcp-toolkit[xml]'."
+    ) from exc
+
+__all__ = ["MalformedAction", "Node", "parse_block"]
+
+_TAG = re.compile(r"<(/?)([A-Za-z_][\w.\-]*)(\s[^<>]*)?(/?)>")
+_ENTITY = re.compile(r"&(?:amp|lt|gt|quot|apos|#[0-9]{1,7}|#x[0-9A-Fa-f]{1,6});")
+_SPECIAL = re.compile(r"[<&]")
+
+
+class MalformedAction(Exception):
+    """The ACTION block cannot be read; the message says what and where."""
+
+
+@dataclass(slots=True)
+class Node:
+    """One element: its tag, its text pieces (``(text, is_cdata)``) and its child elements."""
+
+    tag: str
+    parts: list[tuple[str, bool]] = field(default_factory=list)
+    children: list[Node] = field(default_factory=list)
+
+    def text(self) -> str:
+        """The value text: trimmed, except what a CDATA section holds, which is kept exactly."""
+        parts = self.parts
+        if not parts:
+            return ""
+        if len(parts) == 1 and not parts[0][1]:
+            return parts[0][0].strip()
+        if not any(cdata for _, cdata in parts):
+            return "".join(t for t, _ in parts).strip()
+        # Merge runs of plain text; whitespace-only runs outside the CDATA are layout.
+        runs: list[list[Any]] = []
+        for text, cdata in parts:
+            if runs and runs[-1][1] == cdata:
+                runs[-1][0] += text
+            else:
+                runs.append([text, cdata])
+        kept = [(t, c) for t, c in runs if c or t.strip()]
+        texts = [t for t, _ in kept]
+        if not kept[0][1]:
+            texts[0] = texts[0].lstrip()
+        if not kept[-1][1]:
+            texts[-1] = texts[-1].rstrip()
+        return "".join(texts)
+
+    def has_loose_text(self) -> bool:
+        """Whether text other than layout whitespace sits beside child elements."""
+        return any(c or t.strip() for t, c in self.parts)
+
+
+def repair(body: str, *, max_depth: int) -> str:
+    """Escape stray ``&`` and ``<`` in ``body`` and check its nesting depth (one pass)."""
+    out: list[str] = []
+    pos = 0
+    depth = 0
+    cdata_closes = True  # once a "]]>" search fails, later ones would fail too
+    comment_closes = True
+    while True:
+        found = _SPECIAL.search(body, pos)
+        if found is None:
+            out.append(body[pos:])
+            break
+        i = found.start()
+        out.append(body[pos:i])
+        if body[i] == "&":
+            entity = _ENTITY.match(body, i)
+            if entity:
+                out.append(entity.group())
+                pos = entity.end()
+            else:
+                out.append("&amp;")
+                pos = i + 1
+            continue
+        if body.startswith("<![CDATA[", i):
+            end = body.find("]]>", i + 9) if cdata_closes else -1
+            if end < 0:
+                cdata_closes = False
+                raise MalformedAction(
+                    f"a <![CDATA[ section opened at offset {i} is never closed with ]]>"
+                )
+            out.append(body[i : end + 3])
+            pos = end + 3
+            continue
+        if body.startswith("<!--", i):
+            end = body.find("-->", i + 4) if comment_closes else -1
+            if end < 0:
+                comment_closes = False
+                raise MalformedAction(f"a comment opened at offset {i} is never closed")
+            pos = end + 3
+            continue
+        if body.startswith("<!", i):
+            raise MalformedAction(
+                f"declarations such as <!DOCTYPE or <!ENTITY are not allowed (at offset {i})"
+            )
+        if body.startswith("<?", i):
+            raise MalformedAction(
+                f"processing instructions (<?...?>) are not allowed (at offset {i})"
+            )
+        tag = _TAG.match(body, i)
+        if tag is None:
+            out.append("&lt;")
+            pos = i + 1
+            continue
+        closing, _, _, empty = tag.groups()
+        if closing:
+            depth -= 1
+        elif not empty:
+            depth += 1
+            if depth > max_depth:
+                raise MalformedAction(
+                    f"elements are nested more than {max_depth} levels deep (at offset {i})"
+                )
+        out.append(tag.group())
+        pos = tag.end()
+    return "".join(out)
+
+
+class _Builder(ContentHandler):
+    """SAX events to :class:`Node` objects, CDATA sections marked."""
+
+    def __init__(self, max_depth: int) -> None:
+        super().__init__()
+        self.max_depth = max_depth
+        self.stack: list[Node] = []
+        self.root: Node | None = None
+        self.in_cdata = False
+
+    def startElement(self, name: str, attrs: object) -> None:
+        if len(self.stack) > self.max_depth:  # the ACTION element itself is not counted
+            raise MalformedAction(f"elements are nested more than {self.max_depth} levels deep")
+        node = Node(name)  # attributes are ignored
+        if self.stack:
+            self.stack[-1].children.append(node)
+        else:
+            self.root = node
+        self.stack.append(node)
+
+    def endElement(self, name: str) -> None:
+        self.stack.pop()
+
+    def characters(self, content: str) -> None:
+        self.stack[-1].parts.append((content, self.in_cdata))
+
+    # Lexical handler (CDATA boundaries and comments).
+    def startCDATA(self) -> None:
+        self.in_cdata = True
+
+    def endCDATA(self) -> None:
+        self.in_cdata = False
+
+    def comment(self, content: str) -> None:
+        return None
+
+    def startDTD(self, name: str, public_id: str, system_id: str) -> None:
+        return None
+
+    def endDTD(self) -> None:
+        return None
+
+
+def _parse(text: str, max_depth: int) -> Node:
+    builder = _Builder(max_depth)
+    parser = make_parser()  # forbid_entities=True, forbid_external=True
+    parser.forbid_dtd = True
+    parser.setContentHandler(builder)
+    parser.setProperty(property_lexical_handler, builder)
+    parser.feed("<ACTION>" + text + "</ACTION>")
+    parser.close()
+    assert builder.root is not None
+    return builder.root
+
+
+def parse_block(body: str, *, max_depth: int = 16) -> Node:
+    """Parse the inside of an ACTION block into a ``Node`` tagged ``ACTION``.
+
+    Well-formed XML is parsed as it is; only when that fails is the block repaired (stray
+    ``&`` and ``<`` escaped) and parsed again, so the usual answer pays for one parse.
+
+    Raises:
+        MalformedAction: the block is not well-formed (after repair), declares a DTD or
+            entities, or nests too deeply.
+    """
+    try:
+        return _parse(body, max_depth)
+    except (xml.sax.SAXParseException, DefusedXmlException):
+        pass
+    repaired = repair(body, max_depth=max_depth)
+    try:
+        return _parse(repaired, max_depth)
+    except xml.sax.SAXParseException as exc:
+        line, column = exc.getLineNumber() or 1, exc.getColumnNumber() or 0
+        if line == 1:
+            column = max(column - len("<ACTION>"), 0)
+        raise MalformedAction(
+            f"{exc.getMessage()} at line {line}, column {column + 1} of the block"
+        ) from None
+    except DefusedXmlException:
+        raise MalformedAction(
+            "DTDs, entity declarations and external references are not allowed"
+        ) from None
