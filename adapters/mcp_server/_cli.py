@@ -177,6 +177,8 @@ def run_workers(settings: AppSettings, *, port: int, workers: int, graceful_s: i
         # machine that takes longer than uvicorn's 5 s, and it would be killed and restarted.
         timeout_worker_healthcheck=60,
     )
+
+
 def _http_toolsets(
     registry: ToolRegistry, http_tools: str | Path | None, config: str | Path | None
 ) -> tuple[list[Any], bool]:
