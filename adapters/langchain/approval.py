@@ -8,6 +8,11 @@ arguments; the application resumes it with ``Command(resume=...)``:
   a ``DENIED`` message carrying the reason;
 * ``{"action": "edit", "arguments": {...}}`` runs the call with the edited arguments (they are
   validated again).
+
+Without a checkpointer a paused graph can never be resumed, so inside a graph compiled without
+one, ``"ask"`` does not pause: the call is answered ``DENIED`` with a reason that says how to
+allow it (compile with a checkpointer, or let the policy allow the tool). The agent goes on and
+every tool call still gets its answer.
 """
 
 from __future__ import annotations
@@ -23,9 +28,18 @@ from langgraph.types import interrupt
 from toolkit.context import ToolContext
 from toolkit.policy import Approval, Approver, CallRequest, Policy
 
-__all__ = ["approval_payload", "call_options", "in_graph", "interrupt_approver", "to_approval"]
+__all__ = [
+    "approval_payload",
+    "call_options",
+    "can_pause",
+    "in_graph",
+    "interrupt_approver",
+    "no_checkpointer_reason",
+    "to_approval",
+]
 
 _SCRATCHPAD = "__pregel_scratchpad"  # set by LangGraph for code running inside a graph task
+_CHECKPOINTER = "__pregel_checkpointer"  # the task's checkpointer (None when there is none)
 _APPROVE = frozenset({"approve", "approved", "accept", "allow", "yes"})
 _REJECT = frozenset({"reject", "rejected", "deny", "denied", "no"})
 _HOW = (
@@ -36,7 +50,25 @@ _HOW = (
 
 def in_graph(config: RunnableConfig | None) -> bool:
     """Whether ``config`` belongs to a running LangGraph task (so ``interrupt()`` works)."""
-    return bool(config) and _SCRATCHPAD in (config.get("configurable") or {})
+    return config is not None and _SCRATCHPAD in (config.get("configurable") or {})
+
+
+def can_pause(config: RunnableConfig) -> bool:
+    """Whether the graph run of ``config`` has a checkpointer, so an interrupt can resume."""
+    return (config.get("configurable") or {}).get(_CHECKPOINTER) is not None
+
+
+def no_checkpointer_reason(tool: str) -> str:
+    """Why a call that needs approval was refused in a graph without a checkpointer."""
+    return (
+        f"Tool '{tool}' needs a person's approval, and this graph has no checkpointer to pause "
+        "on while it waits. Compile or build the agent with a checkpointer (e.g. "
+        "checkpointer=InMemorySaver()) to ask for approval, or let the policy allow this tool."
+    )
+
+
+def _refuse(request: CallRequest) -> Approval:
+    return Approval(approved=False, reason=no_checkpointer_reason(request.tool))
 
 
 def approval_payload(request: CallRequest) -> dict[str, Any]:
@@ -111,5 +143,5 @@ def call_options(
         "propagate": (GraphBubbleUp,),
     }
     if config is not None and in_graph(config):
-        options["approver"] = interrupt_approver(config)
+        options["approver"] = interrupt_approver(config) if can_pause(config) else _refuse
     return options
