@@ -5,6 +5,10 @@
 * L3 :func:`build_agent` — the model ⇄ tools loop with a graceful stop, approvals and a log.
 """
 
+from adapters._extras import require
+
+require("adapters.langgraph", "langgraph")
+
 from adapters.langchain.approval import approval_payload, interrupt_approver, to_approval
 from adapters.langgraph.agent import STOP_NOTE, as_registry, build_agent, single_turn_node
 from adapters.langgraph.deterministic import tool_node
