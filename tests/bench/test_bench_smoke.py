@@ -11,6 +11,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 ROWS = {
+    "bench_langgraph.py": (
+        "ToolNode, one call",
+        "agent turn (2 model + 1 tool)",
+        "10 x 100 ms slow_async",
+        "10 x 100 ms slow_sync",
+        "ainvoke",
+        "create_agent",
+    ),
     "bench_core.py": (
         "decorate 100 functions",
         "build 100 input schemas",
