@@ -29,6 +29,12 @@ ROWS = {
         "µs CPU",
         "langchain",
     ),
+    "bench_mcp_client.py": (
+        "registry.call/raw",
+        "pooled/raw",
+        "new session per call",
+        "20x100ms/1",
+    ),
     "bench_mcp_server.py": (
         "stdio auto",
         "stdio legacy",
