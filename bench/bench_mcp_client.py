@@ -6,9 +6,10 @@ new session per call.
   rotating rounds (each one first in turn), so a burst of load on this shared machine hits
   all alike; cells are medians of the rounds with the min-max range;
 * a new session per call: what ``langchain-mcp-adapters`` does by default. It needs ``mcp<2``,
-  so it runs from its own venv under ``.peers/`` (``make peers`` installs it when the package
-  index has it) in a child process; without that venv the row uses the raw ``mcp`` 2.x client
-  and says so;
+  so it runs in a child process from its own venv: ``.peers/lcmcp-venv`` or the Python named by
+  ``BENCH_LCMCP_PYTHON`` (``python3 -m venv .peers/lcmcp-venv && .peers/lcmcp-venv/bin/pip
+  install langchain-mcp-adapters`` where the package index has it; the local offline index does
+  not). Without it the row uses the raw ``mcp`` 2.x client and says so;
 * 20 concurrent 100 ms calls on warm connections, over one call.
 
 Run: ``.venv/bin/python bench/bench_mcp_client.py [--quick]``.
@@ -38,7 +39,8 @@ from toolkit.context import ToolContext
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = ROOT / "tests/support/mcp_servers/echo_server.py"
-ANCHOR_PYTHON = ROOT / ".peers/lcmcp-venv/bin/python"
+# A venv with langchain-mcp-adapters (and so mcp<2); BENCH_LCMCP_PYTHON names another one.
+ANCHOR_PYTHON = Path(os.environ.get("BENCH_LCMCP_PYTHON", ROOT / ".peers/lcmcp-venv/bin/python"))
 ANCHOR_SCRIPT = Path(__file__).resolve().parent / "_lcmcp_anchor.py"
 N_SEQ = 400
 ROUNDS = 8
@@ -158,11 +160,15 @@ def _http_server() -> tuple[subprocess.Popen[bytes], str]:
     proc = subprocess.Popen(
         [sys.executable, str(SERVER), "--http", str(port)], stderr=subprocess.DEVNULL
     )
-    for _ in range(200):
+    deadline = time.monotonic() + 60  # a busy machine can take a while to start Python
+    while True:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
             break
         except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"the echo server did not listen on port {port}") from None
             time.sleep(0.05)
     return proc, f"http://127.0.0.1:{port}/mcp"
 
