@@ -43,7 +43,7 @@ for extra in $extras; do
   venv "$work/$extra" "${wheel}[${extra}]"
   # shellcheck disable=SC2086
   (cd "$work" && "$work/$extra/bin/python" "$OLDPWD/.ci/wheel_check.py" extra "$extra" $packages)
-  echo "wheel check: [$extra] alone makes ${packages:-its modules} importable"
+  echo "wheel check: [$extra] alone makes ${packages:-its modules }importable"
   rm -rf "${work:?}/$extra"
 done
 echo "wheel check: passed"
