@@ -115,3 +115,22 @@ def test_approval_without_checkpointer_answers_denied_with_the_reason(
     assert (entry["code"], entry["decision"]) == ("DENIED", "rejected")
     assert sorted(ran) == ["delete_bin:rejected", "get_bin:allow"]
     assert state["messages"][-1].content == "I could not delete B-1 without approval."
+
+
+def test_plain_tool_node_without_checkpointer_denies_instead_of_hanging(registry) -> None:
+    from langchain_core.messages import AIMessage
+    from langgraph.graph import START, MessagesState, StateGraph
+    from langgraph.prebuilt import ToolNode
+
+    from adapters.langchain import to_langchain_tools
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("tools", ToolNode(to_langchain_tools(registry)))
+    builder.add_edge(START, "tools")
+    call = {"name": "delete_bin", "args": {"code": "B-1"}, "id": "c1"}
+    state = builder.compile().invoke({"messages": [AIMessage("", tool_calls=[call])]})
+
+    assert "__interrupt__" not in state
+    (answer,) = [m for m in state["messages"] if isinstance(m, ToolMessage)]
+    assert answer.status == "error" and answer.text.startswith("Error [DENIED]")
+    assert no_checkpointer_reason("delete_bin") in answer.text
