@@ -14,6 +14,10 @@ never reachable), ``${VAR}`` secrets are read only when a request is sent, and J
 can be turned into text by a sandboxed Jinja2 :class:`ResponseTemplate`.
 """
 
+from adapters._extras import require
+
+require("adapters.http", "http")
+
 from adapters.http._config import HttpAuth, HttpConfigError, HttpParameter, HttpToolConfig
 from adapters.http._template import ResponseTemplate, TemplateLimitError
 from adapters.http._tool import HttpTool

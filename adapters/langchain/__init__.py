@@ -1,5 +1,9 @@
 """LangChain: registry tools as ``BaseTool`` objects, results as ``ToolMessage`` objects."""
 
+from adapters._extras import require
+
+require("adapters.langchain", "langchain")
+
 from adapters.langchain.approval import (
     approval_payload,
     call_options,

@@ -8,6 +8,11 @@ arguments; the application resumes it with ``Command(resume=...)``:
   a ``DENIED`` message carrying the reason;
 * ``{"action": "edit", "arguments": {...}}`` runs the call with the edited arguments (they are
   validated again).
+
+Without a checkpointer a paused graph can never be resumed, so inside a graph compiled without
+one, ``"ask"`` does not pause: the call is answered ``DENIED`` with a reason that says how to
+allow it (compile with a checkpointer, or let the policy allow the tool). The agent goes on and
+every tool call still gets its answer.
 """
 
 from __future__ import annotations
@@ -20,10 +25,18 @@ from langchain_core.runnables.config import var_child_runnable_config
 from langgraph.errors import GraphBubbleUp
 from langgraph.types import interrupt
 
-from adapters.langchain.graph_config import in_graph
+from adapters.langchain.graph_config import graph_checkpointer, in_graph
 from toolkit import Approval, Approver, CallOptions, CallRequest, Policy, ToolContext
 
-__all__ = ["approval_payload", "call_options", "in_graph", "interrupt_approver", "to_approval"]
+__all__ = [
+    "approval_payload",
+    "call_options",
+    "can_pause",
+    "in_graph",
+    "interrupt_approver",
+    "no_checkpointer_reason",
+    "to_approval",
+]
 
 _APPROVE = frozenset({"approve", "approved", "accept", "allow", "yes"})
 _REJECT = frozenset({"reject", "rejected", "deny", "denied", "no"})
@@ -31,6 +44,29 @@ _HOW = (
     "Resume with 'approve', 'reject' (or {'action': 'reject', 'reason': '...'}), or "
     "{'action': 'edit', 'arguments': {...}}."
 )
+
+
+def can_pause(config: RunnableConfig) -> bool:
+    """Whether the graph run of ``config`` has a checkpointer, so an interrupt can resume."""
+    return graph_checkpointer(config) is not None
+
+
+def no_checkpointer_reason(tool: str) -> str:
+    """Why a call that needs approval was refused in a graph without a checkpointer."""
+    return (
+        f"Tool '{tool}' needs a person's approval, and this graph has no checkpointer to pause "
+        "on while it waits. Compile or build the agent with a checkpointer (e.g. "
+        "checkpointer=InMemorySaver()) to ask for approval, or let the policy allow this tool."
+    )
+
+
+def _refuse(request: CallRequest) -> Approval:
+    return Approval(approved=False, reason=no_checkpointer_reason(request.tool))
+
+
+def _graph_approver(config: RunnableConfig) -> Approver:
+    # Without a checkpointer an interrupt could never be resumed: answer DENIED with the reason.
+    return interrupt_approver(config) if can_pause(config) else _refuse
 
 
 def approval_payload(request: CallRequest) -> dict[str, Any]:
@@ -113,5 +149,5 @@ def call_options(
         call_id=call_id or start.call_id,
         policy=policy or start.policy,
         propagate=(*start.propagate, GraphBubbleUp),
-        approver=interrupt_approver(config) if in_a_graph and config else start.approver,
+        approver=_graph_approver(config) if in_a_graph and config else start.approver,
     )

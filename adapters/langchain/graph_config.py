@@ -11,10 +11,11 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-__all__ = ["configurable", "graph_runtime", "in_graph"]
+__all__ = ["configurable", "graph_checkpointer", "graph_runtime", "in_graph"]
 
 _RUNTIME = "__pregel_runtime"  # the task's Runtime (context, store, stream writer)
 _SCRATCHPAD = "__pregel_scratchpad"  # present only for code running inside a graph task
+_CHECKPOINTER = "__pregel_checkpointer"  # the task's checkpointer (None when there is none)
 
 
 def configurable(config: RunnableConfig | None) -> dict[str, Any]:
@@ -38,3 +39,8 @@ def graph_runtime(config: RunnableConfig | dict[str, Any] | None) -> Any:
 def in_graph(config: RunnableConfig | None) -> bool:
     """Whether ``config`` belongs to a running LangGraph task (so ``interrupt()`` works)."""
     return bool(config) and _SCRATCHPAD in ((config or {}).get("configurable") or {})
+
+
+def graph_checkpointer(config: RunnableConfig | None) -> Any:
+    """The checkpointer of the running graph task, or ``None`` (so an interrupt cannot resume)."""
+    return configurable(config).get(_CHECKPOINTER)

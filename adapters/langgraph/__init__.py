@@ -6,6 +6,10 @@
 * skills: :func:`graph_tool` — a compiled graph registered as one tool.
 """
 
+from adapters._extras import require
+
+require("adapters.langgraph", "langgraph")
+
 from adapters.langchain.approval import approval_payload, interrupt_approver, to_approval
 from adapters.langgraph.agent import STOP_NOTE, as_registry, build_agent, single_turn_node
 from adapters.langgraph.deterministic import tool_node

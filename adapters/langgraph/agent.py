@@ -4,19 +4,32 @@ Both are graphs of two nodes: ``model`` and ``tools``. Each tool call of a turn 
 ``tools`` task (LangGraph ``Send``), so the calls run concurrently (async tools at once, sync
 tools in threads), each is isolated from the others' failures, and an approval ``interrupt()``
 in one call neither re-runs nor loses its siblings on resume.
+
+Rules the model node keeps:
+
+* **Per user turn.** ``iterations``, the ``tool_calls`` log and ``usage`` describe the current
+  user turn. A turn starts when the model node is reached from anything but a tool answer
+  (a new user message on a checkpointed thread), and then they start again from zero, so a
+  second turn on the same thread gets the full ``max_iterations`` and its own log.
+* **Tools as they are now.** The tools offered to the model are read from the registry at
+  each model call (cached until the registry reports a change), so tools added or removed
+  after the agent was built, e.g. on an MCP ``list_changed``, are seen on the next call.
+* **No empty tool list.** With no tools the model is called unbound: providers such as OpenAI
+  answer ``tools: []`` with HTTP 400.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import weakref
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolCall
-from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolCall, ToolMessage
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import Checkpointer, Send
+from langgraph.types import Checkpointer, Overwrite, Send
 
 from adapters.langchain.injection import ContextKeys
 from adapters.langchain.tool import to_langchain_tools
@@ -25,6 +38,8 @@ from adapters.langgraph.state import AgentState, usage_of
 from toolkit.policy import Policy
 from toolkit.registry import ToolRegistry
 from toolkit.tool import Tool
+
+_Graph = CompiledStateGraph[Any, Any, Any, Any]
 
 __all__ = ["STOP_NOTE", "as_registry", "build_agent", "single_turn_node"]
 
@@ -61,6 +76,27 @@ def _all_calls(message: AIMessage) -> list[ToolCall]:
     return calls
 
 
+def _new_turn(state: AgentState) -> bool:
+    """Whether this model call starts a user turn (it does not answer tool results)."""
+    messages = state.get("messages") or []
+    return not messages or not isinstance(messages[-1], ToolMessage)
+
+
+def _watch(registry: ToolRegistry, turns: _Turns) -> None:
+    """Mark ``turns``' bound tools stale on every registry change, without keeping it alive."""
+    ref = weakref.ref(turns)
+    unsubscribe: list[Callable[[], None]] = []
+
+    def changed() -> None:
+        target = ref()
+        if target is None:
+            unsubscribe[0]()
+            return
+        target.stale()
+
+    unsubscribe.append(registry.on_change(changed))
+
+
 class _Turns:
     """The model node and the routing after it."""
 
@@ -75,40 +111,65 @@ class _Turns:
         context_keys: ContextKeys | None,
     ) -> None:
         self.model = model
-        self.bound = model.bind_tools(to_langchain_tools(registry, context_keys=context_keys))
+        self.registry = registry
+        self.context_keys = context_keys
         self.executor = executor
         self.system_prompt = system_prompt
         self.max_iterations = max_iterations
+        self._bound: Runnable[LanguageModelInput, BaseMessage] | None = None
+        _watch(registry, self)
 
-    def _prepare(self, state: AgentState) -> tuple[list[BaseMessage], bool]:
-        done = self.max_iterations is not None and state.get("iterations", 0) >= self.max_iterations
+    def stale(self) -> None:
+        """Forget the bound tools: the registry changed."""
+        self._bound = None
+        self.executor.forget()
+
+    def bound(self) -> Runnable[LanguageModelInput, BaseMessage]:
+        """The model with the registry's current tools bound (the bare model when none)."""
+        bound = self._bound
+        if bound is None:
+            tools = to_langchain_tools(self.registry, context_keys=self.context_keys)
+            bound = self.model.bind_tools(tools) if tools else self.model
+            self._bound = bound
+        return bound
+
+    def _prepare(self, state: AgentState) -> tuple[list[BaseMessage], bool, int]:
+        iterations = 0 if _new_turn(state) else state.get("iterations", 0)
+        done = self.max_iterations is not None and iterations >= self.max_iterations
         prompt = self.system_prompt or ""
         if done:
             prompt = f"{prompt}\n\n{STOP_NOTE}".strip()
         head: list[BaseMessage] = [SystemMessage(prompt)] if prompt else []
-        return [*head, *state.get("messages", [])], done
+        return [*head, *state.get("messages", [])], done, iterations
 
-    def _update(self, state: AgentState, message: Any, done: bool) -> dict[str, Any]:
+    def _update(
+        self, state: AgentState, message: Any, done: bool, iterations: int
+    ) -> dict[str, Any]:
         if not isinstance(message, AIMessage):
             message = AIMessage(content=getattr(message, "content", str(message)))
         if done and (message.tool_calls or message.invalid_tool_calls):
             # The last call is made without tools; a model that still asks gets no more.
             text = message.text or "I stopped before finishing: the tool-call limit was reached."
             message = AIMessage(content=text, id=message.id, usage_metadata=message.usage_metadata)
-        update: dict[str, Any] = {"messages": [message], "usage": usage_of(message)}
         if message.tool_calls or message.invalid_tool_calls:
-            update["iterations"] = state.get("iterations", 0) + 1
+            iterations += 1
+        update: dict[str, Any] = {"messages": [message], "iterations": iterations}
+        if _new_turn(state):
+            update["usage"] = Overwrite(usage_of(message))
+            update["tool_calls"] = Overwrite([])
+        else:
+            update["usage"] = usage_of(message)
         return update
 
     def call(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
-        messages, done = self._prepare(state)
-        runnable = self.model if done else self.bound
-        return self._update(state, runnable.invoke(messages, config), done)
+        messages, done, iterations = self._prepare(state)
+        runnable = self.model if done else self.bound()
+        return self._update(state, runnable.invoke(messages, config), done, iterations)
 
     async def acall(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
-        messages, done = self._prepare(state)
-        runnable = self.model if done else self.bound
-        return self._update(state, await runnable.ainvoke(messages, config), done)
+        messages, done, iterations = self._prepare(state)
+        runnable = self.model if done else self.bound()
+        return self._update(state, await runnable.ainvoke(messages, config), done, iterations)
 
     def route(self, state: AgentState) -> list[Send] | str:
         last = state["messages"][-1]
@@ -124,7 +185,7 @@ class _Turns:
         return sends
 
 
-def _tools_node(executor: ToolExecutor) -> RunnableLambda:
+def _tools_node(executor: ToolExecutor) -> RunnableLambda[Any, dict[str, Any]]:
     def run(payload: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         return executor.run(ToolTask(**payload), config)
 
@@ -149,7 +210,7 @@ def _graph(
     context_keys: ContextKeys | None,
     checkpointer: Checkpointer,
     name: str,
-) -> CompiledStateGraph:
+) -> _Graph:
     registry = as_registry(tools)
     executor = ToolExecutor(registry, context_keys=context_keys, policy=policy)
     turns = _Turns(
@@ -183,7 +244,7 @@ def build_agent(
     checkpointer: Checkpointer = None,
     context_keys: ContextKeys | None = None,
     name: str = "agent",
-) -> CompiledStateGraph:
+) -> _Graph:
     """Level 3: an autonomous agent — the model and the tools in a loop.
 
     Each model turn's tool calls run concurrently, one task per call, every call through
@@ -200,15 +261,24 @@ def build_agent(
         policy: Decides allow / deny / ask for each call (default: the registry's policy,
             which asks before destructive tools). ``"ask"`` pauses the graph with
             ``interrupt()``; resume with ``Command(resume="approve" | "reject" |
-            {"action": "edit", "arguments": {...}})``. Needs a ``checkpointer``.
-        checkpointer: Saves the state between steps (required for approvals).
+            {"action": "edit", "arguments": {...}})``. Without a ``checkpointer`` the
+            graph could never resume, so such a call is answered ``DENIED`` with the reason
+            (how to allow it) and the run goes on.
+        checkpointer: Saves the state between steps: needed for approvals and for
+            conversations over several user turns (``iterations``, ``tool_calls`` and
+            ``usage`` then describe the latest turn; ``messages`` keep the whole thread).
         context_keys: Caller values for ``ToolContext.values``, from the graph's runtime
             context or ``config["configurable"]``.
         name: The graph's name.
 
+    The tools offered to the model are the registry's at each model call: tools added or
+    removed later (e.g. after a server's ``list_changed``) are seen on the next call, and an
+    empty registry calls the model without tools.
+
     Returns:
-        A compiled graph. Its state (:class:`AgentState`) has ``messages``, the ``tool_calls``
-        log, ``iterations`` and summed token ``usage``; see :class:`RunSummary`.
+        A compiled graph. Its state (:class:`AgentState`) has ``messages``, and for the
+        current user turn the ``tool_calls`` log, ``iterations`` and summed token ``usage``;
+        see :class:`RunSummary`.
     """
     if max_iterations < 0:
         raise ValueError(f"max_iterations must be 0 or more, got {max_iterations}.")
@@ -233,7 +303,7 @@ def single_turn_node(
     policy: Policy | None = None,
     context_keys: ContextKeys | None = None,
     name: str = "single_turn",
-) -> CompiledStateGraph:
+) -> _Graph:
     """Level 2: one model turn that may call tools; their results are appended, no loop.
 
     The result is a graph to add as a node of your own graph (its state needs a

@@ -27,7 +27,7 @@ def tool_node(
     output_key: str = "tool_result",
     policy: Policy | None = None,
     context_keys: ContextKeys | None = None,
-) -> RunnableLambda:
+) -> RunnableLambda[Any, dict[str, Any]]:
     """A node that calls ``tool_name`` with arguments rendered from the state.
 
     Example::

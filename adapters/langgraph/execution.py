@@ -68,6 +68,10 @@ class ToolExecutor:
             self._injections[name] = find_injections(tool) if tool is not None else []
         return self._injections[name]
 
+    def forget(self) -> None:
+        """Drop the cached injections: the registry's tools changed."""
+        self._injections.clear()
+
     def needs_state(self, name: str) -> bool:
         """Whether tool ``name`` takes injected state or runtime (so tasks must carry state)."""
         return any(i.kind in ("state", "runtime") for i in self.injections(name))

@@ -1,6 +1,6 @@
 """Checkpointers that outlive the process, so a pending approval can be resumed by another one.
 
-LangGraph's own ``langgraph-checkpoint-sqlite`` (extra ``[persist]``) keeps the graph state in
+LangGraph's own ``langgraph-checkpoint-sqlite`` (extra ``[sqlite]``) keeps the graph state in
 a SQLite file: an agent built with :func:`sqlite_checkpointer` that stops at an approval
 ``interrupt()`` can be resumed with ``Command(resume=...)`` by a new process using the same
 file and ``thread_id``. For several replicas, use LangGraph's Postgres checkpointer instead
@@ -23,7 +23,7 @@ __all__ = ["async_sqlite_checkpointer", "sqlite_checkpointer"]
 
 _MISSING = (
     "A SQLite checkpointer needs LangGraph's langgraph-checkpoint-sqlite package: "
-    "pip install 'mcp-toolkit[persist]'."
+    "pip install 'mcp-toolkit[sqlite]'."
 )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping
 from typing import Annotated, Any, TypedDict
 
 from langchain_core.messages import AIMessage, AnyMessage
@@ -50,7 +51,7 @@ def add_usage(left: dict[str, int] | None, right: dict[str, int] | None) -> dict
 
 def usage_of(message: AIMessage) -> dict[str, int]:
     """The token usage a model reported on ``message`` (zeros when it reported none)."""
-    meta = message.usage_metadata or {}
+    meta: Mapping[str, Any] = message.usage_metadata or {}
     return {key: int(meta.get(key, 0) or 0) for key in _USAGE_KEYS}
 
 
@@ -58,11 +59,14 @@ class AgentState(TypedDict, total=False):
     """State of :func:`~adapters.langgraph.build_agent` graphs.
 
     Attributes:
-        messages: The conversation.
-        tool_calls: Every tool call made, in order of completion.
-        iterations: Model turns that asked for tools.
-        usage: Token usage summed over all model calls (``input_tokens``, ``output_tokens``,
-            ``total_tokens``).
+        messages: The conversation (the whole thread).
+        tool_calls: The tool calls of the current user turn, in order of completion.
+        iterations: Model calls of the current user turn that asked for tools.
+        usage: Token usage summed over the current user turn's model calls
+            (``input_tokens``, ``output_tokens``, ``total_tokens``).
+
+    The three per-turn keys start again from zero when a new user message arrives on a
+    checkpointed thread (the model node writes them with ``Overwrite``).
     """
 
     messages: Annotated[list[AnyMessage], add_messages]

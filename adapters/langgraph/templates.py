@@ -93,4 +93,5 @@ def scope_of(state: Any) -> Mapping[str, Any]:
         return state
     if hasattr(state, "model_dump"):
         return {name: getattr(state, name) for name in type(state).model_fields}
-    return vars(state)
+    scope: Mapping[str, Any] = vars(state)
+    return scope

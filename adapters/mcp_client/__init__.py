@@ -23,6 +23,10 @@ pool was opened with ``async with`` in the kernel's loop): that call answers ``U
 with the fix instead of hanging.
 """
 
+from adapters._extras import require
+
+require("adapters.mcp_client", "mcp")
+
 from adapters.mcp_client._config import AuthConfig, McpConfigError, McpServerConfig, load_mcp_config
 from adapters.mcp_client._pool import McpClientPool, ServerStatus
 from adapters.mcp_client._remote_tool import RemoteTool, sanitize_name

@@ -9,6 +9,10 @@ From the command line: ``toolkit serve myapp.tools`` (stdio) or
 ``toolkit serve myapp.tools --transport http --token-env MCP_TOKEN``.
 """
 
+from adapters._extras import require
+
+require("adapters.mcp_server", "mcp")
+
 from adapters.mcp_server._auth import BearerGuard, token_from_env
 from adapters.mcp_server._cli import serve_command
 from adapters.mcp_server._factory import AppSettings, create_app

@@ -11,6 +11,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 ROWS = {
+    "bench_langgraph.py": (
+        "ToolNode, one call",
+        "agent turn (2 model + 1 tool)",
+        "10 x 100 ms slow_async",
+        "10 x 100 ms slow_sync",
+        "ainvoke",
+        "create_agent",
+    ),
     "bench_core.py": (
         "decorate 100 functions",
         "build 100 input schemas",
@@ -26,15 +34,23 @@ ROWS = {
         "GET call, JSON result",
         "GET call + response template",
     ),
+    "bench_mcp_client.py": (
+        "registry.call/raw",
+        "pooled/raw",
+        "new session per call",
+        "20x100ms/1",
+    ),
     "bench_mcp_server.py": (
         "stdio auto",
         "stdio legacy",
-        "http auto",
-        "http legacy",
-        "http auto, MCPServer json_response",
+        "http auto, both JSON",
+        "http legacy, both JSON",
+        "http auto, both SSE",
+        "http legacy, both SSE",
         "sync tool, auto",
         "async tool, legacy",
         "build server",
+        "build + first tools/list",
         "tools/list time",
         "tools/list size",
         "MCPServer calls/s",

@@ -112,6 +112,12 @@ def _check_strict_schema(schema: Any, path: str) -> None:
 def _check_tools(tools: Any) -> None:
     if not isinstance(tools, list):
         raise _BadRequest("Invalid type for 'tools': expected an array.", "tools")
+    if not tools:
+        raise _BadRequest(
+            "Invalid 'tools': empty array. Expected an array with minimum length 1, but got "
+            "an empty array instead.",
+            "tools",
+        )
     if len(tools) > _MAX_TOOLS:
         raise _BadRequest(
             f"Invalid 'tools': array too long. Expected an array with maximum length "
