@@ -7,6 +7,19 @@ The path is written once (:meth:`Invoker._pipeline`). :meth:`Invoker.call` await
 :meth:`Invoker.call_sync` drives the very same steps in the caller's thread, blocking where the
 async path suspends (see :mod:`toolkit._waiting`), so a policy, an approver, a timeout, a retry
 or a propagated exception behaves the same whichever entry point a sink uses.
+
+Rules the path keeps:
+
+* Arguments never raise: whatever arrives (invalid JSON, huge integers, deep nesting, bytes
+  that are not UTF-8, values a validator chokes on) becomes ``PARSE_ERROR`` or
+  ``INVALID_PARAMS``.
+* Whatever a tool raises, ``SystemExit`` and other ``BaseException`` included, is a failed call.
+  Only the caller's own cancellation, ``KeyboardInterrupt`` and the types in
+  ``CallOptions.propagate`` leave the call path as exceptions.
+* Text that leaves the process (messages, records, logged tracebacks) passes the processor's
+  scrubber and has the registry's secrets and secret-named argument values masked.
+* A local function stops being waited for after its own, the call's or the registry's timeout
+  (300 s by default; ``None`` disables it).
 """
 
 from __future__ import annotations
