@@ -158,7 +158,10 @@ class Invoker:
             tool = self._lookup(name)
             args = self._parse(arguments)
             args = self._validate(tool, args)
-            decision, args = await self._decide(tool, args, ctx, options, wait)
+            request = CallRequest(tool.name, args, tool.spec, ctx)
+            verdict = (options.policy or self.policy)(request)
+            if verdict != "allow":  # "deny", "ask", or an async policy's awaitable
+                decision, args = await self._decide(tool, request, verdict, options, wait)
             result, attempts = await self._run(tool, args, ctx, options, ref, wait)
         except _Failed as failed:
             result, decision = self._fail(name, failed.error, ref, args), failed.decision
@@ -243,13 +246,13 @@ class Invoker:
     async def _decide(
         self,
         tool: Tool,
-        args: dict[str, Any],
-        ctx: ToolContext,
+        request: CallRequest,
+        verdict: Any,
         options: CallOptions,
         wait: Waiting,
     ) -> tuple[str, dict[str, Any]]:
-        request = CallRequest(tool.name, args, tool.spec, ctx)
-        decision = await wait.settle((options.policy or self.policy)(request))
+        args = request.arguments
+        decision = await wait.settle(verdict)
         if decision == "allow":
             return "allow", args
         if decision == "deny":
