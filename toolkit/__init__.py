@@ -1,6 +1,6 @@
 """mcp-toolkit core: business functions as LLM tools, one registry, one call path.
 
-The core depends on pydantic, docstring-parser, jsonschema, tenacity and anyio only; the
+The core depends on pydantic, docstring-parser, jsonschema, tenacity, anyio and typing-extensions; the
 adapters (LangChain, LangGraph, MCP client and server, OpenAI) live in the ``adapters`` package.
 """
 
