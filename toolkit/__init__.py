@@ -1,7 +1,8 @@
 """mcp-toolkit core: business functions as LLM tools, one registry, one call path.
 
-The core depends on pydantic, docstring-parser, jsonschema, tenacity and anyio only; the
-adapters (LangChain, LangGraph, MCP client and server, OpenAI) live in the ``adapters`` package.
+The core depends on pydantic, docstring-parser, jsonschema, tenacity, anyio and
+typing-extensions; the adapters (LangChain, LangGraph, MCP client and server, OpenAI) live in the
+``adapters`` package.
 """
 
 import logging

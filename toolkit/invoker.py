@@ -7,6 +7,19 @@ The path is written once (:meth:`Invoker._pipeline`). :meth:`Invoker.call` await
 :meth:`Invoker.call_sync` drives the very same steps in the caller's thread, blocking where the
 async path suspends (see :mod:`toolkit._waiting`), so a policy, an approver, a timeout, a retry
 or a propagated exception behaves the same whichever entry point a sink uses.
+
+Rules the path keeps:
+
+* Arguments never raise: whatever arrives (invalid JSON, huge integers, deep nesting, bytes
+  that are not UTF-8, values a validator chokes on) becomes ``PARSE_ERROR`` or
+  ``INVALID_PARAMS``.
+* Whatever a tool raises, ``SystemExit`` and other ``BaseException`` included, is a failed call.
+  Only the caller's own cancellation, ``KeyboardInterrupt`` and the types in
+  ``CallOptions.propagate`` leave the call path as exceptions.
+* Text that leaves the process (messages, records, logged tracebacks) passes the processor's
+  scrubber and has the registry's secrets and secret-named argument values masked.
+* A local function stops being waited for after its own, the call's or the registry's timeout
+  (300 s by default; ``None`` disables it).
 """
 
 from __future__ import annotations
@@ -145,7 +158,10 @@ class Invoker:
             tool = self._lookup(name)
             args = self._parse(arguments)
             args = self._validate(tool, args)
-            decision, args = await self._decide(tool, args, ctx, options, wait)
+            request = CallRequest(tool.name, args, tool.spec, ctx)
+            verdict = (options.policy or self.policy)(request)
+            if verdict != "allow":  # "deny", "ask", or an async policy's awaitable
+                decision, args = await self._decide(tool, request, verdict, options, wait)
             result, attempts = await self._run(tool, args, ctx, options, ref, wait)
         except _Failed as failed:
             result, decision = self._fail(name, failed.error, ref, args), failed.decision
@@ -230,13 +246,13 @@ class Invoker:
     async def _decide(
         self,
         tool: Tool,
-        args: dict[str, Any],
-        ctx: ToolContext,
+        request: CallRequest,
+        verdict: Any,
         options: CallOptions,
         wait: Waiting,
     ) -> tuple[str, dict[str, Any]]:
-        request = CallRequest(tool.name, args, tool.spec, ctx)
-        decision = await wait.settle((options.policy or self.policy)(request))
+        args = request.arguments
+        decision = await wait.settle(verdict)
         if decision == "allow":
             return "allow", args
         if decision == "deny":
