@@ -33,6 +33,7 @@ from rich.console import Console
 from rich.table import Table
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script: the checkout's packages, not an installed copy
 TOOLKIT = Path(sys.executable).parent / "toolkit"
 TARGET = "bench.bench_workers:registry"
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}

@@ -11,6 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 ROWS = {
+    "bench_workers.py": ("toolkit serve --workers", "CPU cores", "The clients share the"),
     "bench_core.py": (
         "decorate 100 functions",
         "build 100 input schemas",
