@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,6 +22,7 @@ from adapters.mcp_server import AppSettings, create_app
 from adapters.otel import CallTelemetry
 from tests.adapters.mcp_server.conftest import serving
 from toolkit import ToolRegistry, mcp_tool
+from toolkit.call_log import read_calls
 
 TOKEN = "otel-token-81c2"
 EXPORTER = InMemorySpanExporter()
@@ -113,6 +115,30 @@ async def test_a_served_call_is_a_span_under_the_mcp_request(base_url: str) -> N
     assert 'toolkit_tool_duration_seconds_count{code="EXECUTION_ERROR",tool="find_bin"} 1.0' in (
         scraped.text
     )
+
+
+def test_the_call_log_names_the_caller_from_a_trusted_header(tmp_path: Path) -> None:
+    settings = AppSettings(
+        target="tests.support.served_registry:registry",
+        call_log=str(tmp_path / "calls.db"),
+        caller_header="X-Forwarded-User",
+        telemetry=False,
+    )
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 1}},
+    }
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    with serving(create_app(settings)) as url, httpx.Client(base_url=url, timeout=20) as raw:
+        raw.post("/mcp", json=body, headers={**headers, "X-Forwarded-User": "alice"})
+        raw.post("/mcp", json=body, headers=headers)
+    calls = read_calls(tmp_path / "calls.db")
+    assert sorted((c.tool, c.outcome, c.caller) for c in calls) == [
+        ("add", "ok", "127.0.0.1"),
+        ("add", "ok", "alice"),
+    ]
 
 
 def test_secrets_never_reach_a_span() -> None:
