@@ -180,3 +180,40 @@ def test_without_an_sdk_nothing_is_emitted() -> None:
     registry.subscribe(telemetry)
     assert registry.call_sync("ping", {}).content == "pong"
     assert telemetry._tracer is None and telemetry._instruments is None
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_tool_spans_of_an_agent_run_sit_under_the_application_span(asynchronous: bool) -> None:
+    import anyio
+
+    from adapters.langgraph import build_agent
+    from adapters.testing import ScriptedChatModel
+
+    @mcp_tool(read_only=True)
+    def get_bin(code: str) -> dict[str, str]:
+        """Look up a bin.
+
+        Args:
+            code: The bin code.
+        """
+        return {"code": code}
+
+    registry = ToolRegistry()
+    registry.register(get_bin)
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    registry.subscribe(CallTelemetry(registry, tracer_provider=provider))
+    model = ScriptedChatModel(
+        turns=[{"tool_calls": [{"name": "get_bin", "args": {"code": "B-1"}}]}, "B-1 is there."]
+    )
+    agent = build_agent(model, registry)
+    request = {"messages": [("user", "where is B-1?")]}
+    with provider.get_tracer("app").start_as_current_span("agent run") as run:
+        if asynchronous:
+            anyio.run(agent.ainvoke, request)
+        else:
+            agent.invoke(request)
+    (span,) = [s for s in exporter.get_finished_spans() if s.name == "execute_tool get_bin"]
+    assert span.parent is not None
+    assert span.parent.span_id == run.get_span_context().span_id
