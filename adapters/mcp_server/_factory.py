@@ -24,7 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from adapters.mcp_server._auth import BearerGuard, token_from_env
 from adapters.mcp_server._http import DEFAULT_MAX_BODY_BYTES, http_app
 from adapters.mcp_server._server import build_server
-from toolkit.call_log import CALL_LOG_ENV, CallLog
+from toolkit.call_log import CALL_LOG_ENV, CallLog, caller_scope
 from toolkit.loader import load_registry
 from toolkit.registry import ToolRegistry
 
@@ -67,6 +67,8 @@ class AppSettings:
         telemetry: ``TOOLKIT_OTEL`` (default on): spans and metrics to OpenTelemetry's global
             providers when ``opentelemetry-api`` is installed.
         trace_arguments: ``TOOLKIT_OTEL_ARGUMENTS=1``: redacted arguments on the spans.
+        caller_header: ``TOOLKIT_CALLER_HEADER``: a header set by a trusted proxy (such as
+            ``X-Forwarded-User``) naming the caller in the call log; default: the peer address.
     """
 
     target: str
@@ -80,6 +82,7 @@ class AppSettings:
     metrics: bool = False
     telemetry: bool = True
     trace_arguments: bool = False
+    caller_header: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> AppSettings:
@@ -111,6 +114,7 @@ class AppSettings:
             metrics=_flag(env, "TOOLKIT_METRICS"),
             telemetry=_flag(env, "TOOLKIT_OTEL", True),
             trace_arguments=_flag(env, "TOOLKIT_OTEL_ARGUMENTS"),
+            caller_header=env.get("TOOLKIT_CALLER_HEADER") or None,
         )
 
     def to_env(self) -> dict[str, str]:
@@ -129,6 +133,7 @@ class AppSettings:
             "TOOLKIT_ALLOWED_HOSTS": ",".join(self.allowed_hosts) or None,
             "TOOLKIT_PAGE_SIZE": None if self.page_size is None else str(self.page_size),
             CALL_LOG_ENV: self.call_log,
+            "TOOLKIT_CALLER_HEADER": self.caller_header,
         }
         env.update({k: v for k, v in optional.items() if v is not None})
         return env
@@ -186,6 +191,30 @@ def _closing(app: ASGIApp, call_log: CallLog) -> ASGIApp:
     return lifespan_aware
 
 
+def _with_caller(app: ASGIApp, header: str | None) -> ASGIApp:
+    """``app``, logging each request's calls under its caller: ``header`` if set, else the peer."""
+    wanted = header.lower().encode() if header else None
+
+    async def tagged(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        caller = None
+        if wanted is not None:
+            caller = next(
+                (v.decode("latin-1") for k, v in scope.get("headers", ()) if k == wanted), None
+            )
+        if caller is None and scope.get("client"):
+            caller = str(scope["client"][0])
+        if caller is None:
+            await app(scope, receive, send)
+            return
+        with caller_scope(caller):
+            await app(scope, receive, send)
+
+    return tagged
+
+
 def create_app(settings: AppSettings | None = None) -> ASGIApp:
     """The stateless streamable-HTTP app for the tools the environment names.
 
@@ -212,7 +241,7 @@ def create_app(settings: AppSettings | None = None) -> ASGIApp:
         max_body_bytes=settings.max_body_bytes,
     )
     if call_log is not None:
-        app = _closing(app, call_log)
+        app = _closing(_with_caller(app, settings.caller_header), call_log)
     if metrics is None:
         return app
     from adapters.otel.prometheus import with_metrics

@@ -1,13 +1,14 @@
 """One OpenTelemetry span per tool call, plus call counters and latency histograms.
 
 Spans and metrics go to the global tracer and meter providers that the application configured
-with the OpenTelemetry SDK. Without a configured SDK the providers are no-ops and a call costs
-one type check here.
+with the OpenTelemetry SDK. Without a configured SDK the providers are no-ops: a call then costs
+a clock read here, and the providers are looked at again once a second.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +29,9 @@ try:  # the proxy the API hands out before an SDK is set
     _NOOP_METERS = (*_NOOP_METERS, _ProxyMeterProvider)
 except ImportError:  # pragma: no cover - private name of older API versions
     pass
+
+# Seconds between two looks for a configured SDK while there is none.
+_RECHECK_S = 1.0
 
 #: Longest ``toolkit.call.arguments`` attribute kept on a span.
 MAX_ARGUMENT_CHARS = 2048
@@ -61,6 +65,7 @@ class CallTelemetry:
         self._meter_provider = meter_provider
         self._tracer: trace.Tracer | None = None
         self._instruments: tuple[Any, Any] | None = None
+        self._recheck = 0.0  # while no SDK is configured, look again at most once a second
 
     def _tracer_or_none(self) -> trace.Tracer | None:
         if self._tracer is None:
@@ -88,6 +93,11 @@ class CallTelemetry:
 
     def __call__(self, record: CallRecord) -> None:
         """Emit the span and metrics of one call."""
+        if self._tracer is None and self._instruments is None:
+            now = time.monotonic()
+            if now < self._recheck:
+                return
+            self._recheck = now + _RECHECK_S
         tracer = self._tracer_or_none()
         meters = self._meters_or_none()
         if tracer is None and meters is None:

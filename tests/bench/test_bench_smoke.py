@@ -19,6 +19,7 @@ ROWS = {
         "ainvoke",
         "create_agent",
     ),
+    "bench_workers.py": ("toolkit serve --workers", "CPU cores", "The clients share the"),
     "bench_core.py": (
         "decorate 100 functions",
         "build 100 input schemas",

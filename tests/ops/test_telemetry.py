@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,6 +22,7 @@ from adapters.mcp_server import AppSettings, create_app
 from adapters.otel import CallTelemetry
 from tests.adapters.mcp_server.conftest import serving
 from toolkit import ToolRegistry, mcp_tool
+from toolkit.call_log import read_calls
 
 TOKEN = "otel-token-81c2"
 EXPORTER = InMemorySpanExporter()
@@ -115,6 +117,30 @@ async def test_a_served_call_is_a_span_under_the_mcp_request(base_url: str) -> N
     )
 
 
+def test_the_call_log_names_the_caller_from_a_trusted_header(tmp_path: Path) -> None:
+    settings = AppSettings(
+        target="tests.support.served_registry:registry",
+        call_log=str(tmp_path / "calls.db"),
+        caller_header="X-Forwarded-User",
+        telemetry=False,
+    )
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 1}},
+    }
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    with serving(create_app(settings)) as url, httpx.Client(base_url=url, timeout=20) as raw:
+        raw.post("/mcp", json=body, headers={**headers, "X-Forwarded-User": "alice"})
+        raw.post("/mcp", json=body, headers=headers)
+    calls = read_calls(tmp_path / "calls.db")
+    assert sorted((c.tool, c.outcome, c.caller) for c in calls) == [
+        ("add", "ok", "127.0.0.1"),
+        ("add", "ok", "alice"),
+    ]
+
+
 def test_secrets_never_reach_a_span() -> None:
     @mcp_tool
     def login(user: str, password: str) -> str:
@@ -154,3 +180,40 @@ def test_without_an_sdk_nothing_is_emitted() -> None:
     registry.subscribe(telemetry)
     assert registry.call_sync("ping", {}).content == "pong"
     assert telemetry._tracer is None and telemetry._instruments is None
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_tool_spans_of_an_agent_run_sit_under_the_application_span(asynchronous: bool) -> None:
+    import anyio
+
+    from adapters.langgraph import build_agent
+    from adapters.testing import ScriptedChatModel
+
+    @mcp_tool(read_only=True)
+    def get_bin(code: str) -> dict[str, str]:
+        """Look up a bin.
+
+        Args:
+            code: The bin code.
+        """
+        return {"code": code}
+
+    registry = ToolRegistry()
+    registry.register(get_bin)
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    registry.subscribe(CallTelemetry(registry, tracer_provider=provider))
+    model = ScriptedChatModel(
+        turns=[{"tool_calls": [{"name": "get_bin", "args": {"code": "B-1"}}]}, "B-1 is there."]
+    )
+    agent = build_agent(model, registry)
+    request = {"messages": [("user", "where is B-1?")]}
+    with provider.get_tracer("app").start_as_current_span("agent run") as run:
+        if asynchronous:
+            anyio.run(agent.ainvoke, request)
+        else:
+            agent.invoke(request)
+    (span,) = [s for s in exporter.get_finished_spans() if s.name == "execute_tool get_bin"]
+    assert span.parent is not None
+    assert span.parent.span_id == run.get_span_context().span_id

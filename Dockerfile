@@ -1,0 +1,29 @@
+# mcp-toolkit MCP server: stateless streamable HTTP, uvicorn workers, one image per tool set.
+#   docker build -t mcp-toolkit .
+#   docker run -p 8000:8000 -e TOOLKIT_TARGET=examples.warehouse_app:registry \
+#       -e MCP_TOKEN=s3cret -e TOOLKIT_TOKEN_ENV=MCP_TOKEN mcp-toolkit
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    TOOLKIT_HOST=0.0.0.0 \
+    TOOLKIT_ALLOWED_HOSTS=* \
+    WEB_CONCURRENCY=2
+
+WORKDIR /app
+COPY pyproject.toml README.md LICENSE ./
+COPY toolkit ./toolkit
+COPY adapters ./adapters
+COPY examples ./examples
+RUN pip install '.[otel,metrics,persist]' && useradd --create-home --uid 10001 toolkit
+USER toolkit
+
+EXPOSE 8000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
+    CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2)"
+
+# uvicorn's own workers (WEB_CONCURRENCY); SIGTERM lets calls in flight finish (up to 30 s).
+# TOOLKIT_ALLOWED_HOSTS=* turns off the Host check: keep the container behind a proxy or load
+# balancer that sets Host, or list your public host names instead.
+CMD ["sh", "-c", "exec uvicorn --factory adapters.mcp_server:create_app --host 0.0.0.0 --port 8000 --workers ${WEB_CONCURRENCY} --timeout-graceful-shutdown 30 --timeout-worker-healthcheck 60"]

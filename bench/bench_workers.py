@@ -1,0 +1,214 @@
+"""``toolkit serve --transport http --workers N``: calls/s with 1, 2 and 4 workers, and memory.
+
+Run: ``.venv/bin/python bench/bench_workers.py [--quick]`` (about a minute; ``--quick`` is a
+smoke run whose figures mean little).
+
+Each configuration starts the real command (uvicorn workers running the app factory), waits
+for ``/healthz``, warms up, then several client processes, each with several threads and one
+keep-alive connection per thread, send ``tools/call`` requests for a tool that burns about
+``--work-ms`` of CPU, for ``--seconds``. The ratio is calls/s against one worker; memory is the
+mean resident set (RSS) and unique set (USS) of one worker process.
+
+The clients run on the same machine and take CPU from the workers: near-linear scaling needs
+more cores than workers. The script prints the core count with the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import multiprocessing
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import psutil
+from rich.console import Console
+from rich.table import Table
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script: the checkout's packages, not an installed copy
+TOOLKIT = Path(sys.executable).parent / "toolkit"
+TARGET = "bench.bench_workers:registry"
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def _tools() -> object:
+    from toolkit import ToolRegistry, mcp_tool
+
+    @mcp_tool(read_only=True)
+    def burn(ms: float) -> int:
+        """Spend about ``ms`` milliseconds of CPU, like a small business function.
+
+        Args:
+            ms: Milliseconds of CPU to spend.
+        """
+        end, n = time.process_time() + ms / 1000, 0
+        while time.process_time() < end:
+            n += 1
+        return n
+
+    reg = ToolRegistry()
+    reg.register(burn)
+    return reg
+
+
+registry = _tools()  # what each worker serves
+
+
+def _port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _client(
+    base: str,
+    work_ms: float,
+    start: float,
+    seconds: float,
+    threads: int,
+    out: multiprocessing.Queue,  # type: ignore[type-arg]
+) -> None:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "burn", "arguments": {"ms": work_ms}},
+    }
+    counts = [0] * threads
+    errors = [0] * threads
+    stop = start + seconds
+
+    def run(i: int) -> None:
+        with httpx.Client(base_url=base, headers=ACCEPT, timeout=30) as http:
+            http.get("/healthz")  # connect before the clock starts
+            time.sleep(max(0.0, start - time.time()))
+            while time.time() < stop:
+                response = http.post("/mcp", json=body)
+                if response.status_code == 200 and '"isError":false' in response.text:
+                    counts[i] += 1
+                else:
+                    errors[i] += 1
+
+    pool = [threading.Thread(target=run, args=(i,)) for i in range(threads)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    out.put((sum(counts), sum(errors)))
+
+
+def _load(base: str, work_ms: float, seconds: float, procs: int, threads: int) -> tuple[float, int]:
+    out: multiprocessing.Queue = multiprocessing.Queue()  # type: ignore[type-arg]
+    start = time.time() + 2.0  # every client connected and waiting: all start together
+    clients = [
+        multiprocessing.Process(target=_client, args=(base, work_ms, start, seconds, threads, out))
+        for _ in range(procs)
+    ]
+    for c in clients:
+        c.start()
+    results = [out.get(timeout=seconds + 120) for _ in clients]
+    for c in clients:
+        c.join()
+    return sum(r[0] for r in results) / seconds, sum(r[1] for r in results)
+
+
+def _serve(workers: int) -> tuple[subprocess.Popen[bytes], str]:
+    port = _port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [str(TOOLKIT), "serve", TARGET, "--transport", "http", "--port", str(port),
+         "--workers", str(workers), "--metrics"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                return proc, base
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    proc.kill()
+    raise SystemExit(f"{workers} worker(s) did not answer /healthz (exit code {proc.poll()})")
+
+
+def _workers(proc: subprocess.Popen[bytes]) -> list[psutil.Process]:
+    tree = psutil.Process(proc.pid).children(recursive=True)
+    found = [p for p in tree if "spawn_main" in " ".join(p.cmdline())]
+    return found or [psutil.Process(proc.pid)]
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    tree = psutil.Process(proc.pid).children(recursive=True)
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    for child in tree:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            child.kill()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--seconds", type=float, default=6.0)
+    parser.add_argument("--work-ms", type=float, default=2.0)
+    parser.add_argument("--workers", default="1,2,4")
+    args = parser.parse_args()
+    seconds = 1.0 if args.quick else args.seconds
+    counts = [int(n) for n in args.workers.split(",")]
+    cores = os.cpu_count() or 1
+    procs = 2 if args.quick else max(2, min(4, cores // 2))
+    threads = 4 if args.quick else 8
+    rows: list[tuple[int, float, int, float, float]] = []
+    for n in counts:
+        proc, base = _serve(n)
+        try:
+            _load(base, args.work_ms, 2.0, procs, threads)  # warm-up: every worker imports lazily
+            rate, errors = _load(base, args.work_ms, seconds, procs, threads)
+            memory = [p.memory_full_info() for p in _workers(proc)]
+            rss = statistics.mean(m.rss for m in memory) / 2**20
+            uss = statistics.mean(m.uss for m in memory) / 2**20
+            rows.append((n, rate, errors, rss, uss))
+        finally:
+            _stop(proc)
+    base_rate = rows[0][1] or 1.0
+    table = Table(
+        title=f"toolkit serve --workers: {cores} CPU cores, tool burns {args.work_ms:g} ms CPU, "
+        f"{procs} client processes x {threads} connections"
+    )
+    for column in (
+        "workers",
+        "calls/s",
+        "ratio vs 1 worker",
+        "ideal",
+        "errors",
+        "RSS/worker MiB",
+        "USS/worker MiB",
+    ):
+        table.add_column(column, justify="right")
+    for n, rate, errors, rss, uss in rows:
+        table.add_row(
+            str(n), f"{rate:.0f}", f"{rate / base_rate:.2f}", f"{min(n, cores):d}", str(errors),
+            f"{rss:.0f}", f"{uss:.0f}",
+        )  # fmt: skip
+    Console().print(table)
+    print(
+        f"The clients share the {cores} cores with the workers: beyond the free cores, more "
+        "workers cannot add throughput."
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
