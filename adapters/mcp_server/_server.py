@@ -15,9 +15,15 @@ from typing import Any
 from mcp.server import NotificationOptions, Server, ServerRequestContext
 from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, CallToolRequestParams, PaginatedRequestParams
+from mcp_types import (
+    INVALID_PARAMS,
+    CallToolRequestParams,
+    PaginatedRequestParams,
+    SetLevelRequestParams,
+)
 
 from adapters.mcp_server._changes import ListChangeNotifier
+from adapters.mcp_server._channel import SessionChannel, session_key
 from adapters.mcp_server._paging import ToolListing
 from adapters.mcp_server._wire import call_result, tool_entry
 from toolkit.context import ToolContext
@@ -65,6 +71,7 @@ class RegistryServer(Server[Any]):
         self.legacy_list_changed = True
         self._page_size = page_size
         self._listing: ToolListing | None = None
+        self._log_levels: dict[str, str] = {}
         super().__init__(
             name,
             version=version,
@@ -76,6 +83,7 @@ class RegistryServer(Server[Any]):
         # Registered here rather than as on_* arguments: they return wire dicts, not models.
         self.add_request_handler("tools/list", PaginatedRequestParams, self._list_tools)
         self.add_request_handler("tools/call", CallToolRequestParams, self._call_tool)
+        self.add_request_handler("logging/setLevel", SetLevelRequestParams, self._set_level)
         self.middleware.append(self.changes)
         registry.on_change(self.changes.registry_changed)
 
@@ -119,7 +127,10 @@ class RegistryServer(Server[Any]):
     ) -> dict[str, Any]:
         call_id = "" if ctx.request_id is None else str(ctx.request_id)
         context = ToolContext(
-            call_id=call_id, values=_caller_values(ctx), progress=ctx.session.report_progress
+            call_id=call_id,
+            values=_caller_values(ctx),
+            progress=ctx.session.report_progress,
+            client=SessionChannel(ctx, self._log_levels),
         )
         result = await self.registry.call(
             params.name, params.arguments or {}, context, call_id=call_id
@@ -128,6 +139,15 @@ class RegistryServer(Server[Any]):
             # The spec makes an unknown tool a protocol error, not a tool result.
             raise MCPError(INVALID_PARAMS, result.content, data={"code": result.code.value})
         return call_result(result, self._spec(result.tool or params.name))
+
+    async def _set_level(
+        self, ctx: ServerRequestContext[Any], params: SetLevelRequestParams
+    ) -> dict[str, Any]:
+        # Bounded: a long-lived HTTP server forgets the oldest sessions' levels first.
+        if len(self._log_levels) >= 10_000:
+            self._log_levels.pop(next(iter(self._log_levels)))
+        self._log_levels[session_key(ctx)] = params.level
+        return {}
 
 
 def _lifespan(server: Server[Any]) -> AbstractAsyncContextManager[None]:

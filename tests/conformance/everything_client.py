@@ -1,0 +1,55 @@
+"""The client side of the MCP conformance suite: ``McpClientPool`` doing what each scenario asks.
+
+The suite starts its own server per scenario and runs
+``python tests/conformance/everything_client.py URL`` with ``MCP_CONFORMANCE_SCENARIO`` set.
+Everything here goes through the pool's public API, as an agent builder would use it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from typing import Any
+
+from adapters.mcp_client import McpClientPool
+
+#: Arguments per tool name for the scenarios whose server expects some.
+_ARGUMENTS: dict[str, dict[str, Any]] = {"add_numbers": {"a": 5, "b": 3}}
+
+
+def _server_config(url: str, scenario: str) -> dict[str, Any]:
+    config: dict[str, Any] = {"url": url, "transport": "http"}
+    if scenario.startswith("auth/"):
+        context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+        auth: dict[str, Any] = {"type": "oauth", "redirect": "auto"}
+        if context.get("client_id"):
+            auth["client_id"] = context["client_id"]
+        if context.get("client_secret"):
+            auth["client_secret"] = context["client_secret"]
+        config["auth"] = auth
+    return config
+
+
+async def main(url: str, scenario: str) -> int:
+    """Connect, list the tools, call each one; 0 when every call answered."""
+    servers = {"peer": _server_config(url, scenario)}
+    failures = 0
+    async with McpClientPool(servers) as pool:
+        tools = await pool.tools("peer", prefix="")
+        print(f"{len(tools)} tools: {', '.join(t.name for t in tools)}")
+        if scenario == "initialize":
+            return 0
+        for tool in tools:
+            try:
+                result = await pool.call("peer", tool.name, _ARGUMENTS.get(tool.name, {}))
+                print(f"{tool.name}: {result.content}")
+            except Exception as exc:  # report and go on: the suite judges, not this script
+                failures += 1
+                print(f"{tool.name} failed: {exc}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main(sys.argv[-1], os.environ.get("MCP_CONFORMANCE_SCENARIO", ""))))
