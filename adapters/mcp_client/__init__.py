@@ -24,19 +24,23 @@ with the fix instead of hanging.
 """
 
 from adapters.mcp_client._config import AuthConfig, McpConfigError, McpServerConfig, load_mcp_config
+from adapters.mcp_client._handlers import ElicitationHandler, SamplingHandler, with_defaults
 from adapters.mcp_client._pool import McpClientPool, ServerStatus
 from adapters.mcp_client._remote_tool import RemoteTool, sanitize_name
 from toolkit.network import NetworkPolicy, NetworkPolicyError
 
 __all__ = [
     "AuthConfig",
+    "ElicitationHandler",
     "McpClientPool",
     "McpConfigError",
     "McpServerConfig",
     "NetworkPolicy",
     "NetworkPolicyError",
     "RemoteTool",
+    "SamplingHandler",
     "ServerStatus",
     "load_mcp_config",
     "sanitize_name",
+    "with_defaults",
 ]

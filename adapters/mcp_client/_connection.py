@@ -29,6 +29,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from adapters.mcp_client._config import McpServerConfig, expand
 from adapters.mcp_client._errors import FailureFacts, is_connection_lost, to_tool_error
+from adapters.mcp_client._handlers import ClientHandlers, client_options
 from adapters.mcp_client._home import HomeLoop
 from adapters.mcp_client._process import ChildProcess, stdio_transport
 from toolkit.errors import ErrorCode, ToolError
@@ -85,8 +86,10 @@ class Connection:
         grace: float,
         network: NetworkPolicy,
         on_tools_changed: Callable[[], Awaitable[None]],
+        handlers: ClientHandlers | None = None,
     ) -> None:
         self.config = config
+        self._handlers = handlers
         self.state: ConnectionState = "idle"
         self.protocol_version: str | None = None
         self.last_error: ToolError | None = None
@@ -258,7 +261,12 @@ class Connection:
 
     async def _open(self, stack: AsyncExitStack, live: _Live) -> Client:
         transport = await self._transport(live)
-        client = Client(transport, mode="auto", message_handler=self._handler(live))
+        client = Client(
+            transport,
+            mode="auto",
+            message_handler=self._handler(live),
+            **client_options(self.config.name, self._handlers),
+        )
         return await stack.enter_async_context(client)
 
     async def _transport(self, live: _Live) -> AbstractAsyncContextManager[TransportStreams]:

@@ -19,6 +19,7 @@ from anyio.from_thread import BlockingPortal
 
 from adapters.mcp_client._config import McpServerConfig, load_mcp_config, parse_servers
 from adapters.mcp_client._connection import Connection, ConnectionState
+from adapters.mcp_client._handlers import ClientHandlers, ElicitationHandler, SamplingHandler
 from adapters.mcp_client._home import HomeLoop
 from adapters.mcp_client._remote_tool import RemoteTool
 from toolkit._sync import get_portal
@@ -88,12 +89,23 @@ class McpClientPool:
             :meth:`NetworkPolicy.untrusted`).
         grace: Seconds a stdio server gets to exit at each shutdown step (stdin closed,
             SIGTERM) before the next (SIGKILL to its process group).
+        elicitation: Answers servers' ``elicitation/create``: ``async (server, message,
+            schema) -> Elicitation``. Without it, servers are told the client cannot ask.
+        sampling: Answers servers' ``sampling/createMessage``: a LangChain chat model, or
+            ``async (server, messages, system_prompt, max_tokens) -> str``.
     """
 
     def __init__(
-        self, servers: ServersArg, *, network: NetworkPolicy | None = None, grace: float = 2.0
+        self,
+        servers: ServersArg,
+        *,
+        network: NetworkPolicy | None = None,
+        grace: float = 2.0,
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
     ) -> None:
         self._configs = _configs(servers)
+        self._handlers = ClientHandlers(elicitation=elicitation, sampling=sampling)
         self._network = network or NetworkPolicy()
         self._grace = grace
         self._connections: dict[tuple[Any, ...], Connection] = {}
@@ -127,6 +139,7 @@ class McpClientPool:
                     grace=self._grace,
                     network=self._network,
                     on_tools_changed=functools.partial(self._resync, name),
+                    handlers=self._handlers,
                 )
             self._by_name[name] = self._connections[key]
         return self

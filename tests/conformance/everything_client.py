@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from adapters.mcp_client import McpClientPool
+from toolkit.interaction import Elicitation, SamplingMessage
 
 #: Arguments per tool name for the scenarios whose server expects some.
 _ARGUMENTS: dict[str, dict[str, Any]] = {"add_numbers": {"a": 5, "b": 3}}
@@ -32,11 +33,23 @@ def _server_config(url: str, scenario: str) -> dict[str, Any]:
     return config
 
 
+async def _accept_defaults(server: str, message: str, schema: Any) -> Elicitation:
+    # A user who accepts the form as shown: every field keeps its default.
+    return Elicitation(action="accept", content={})
+
+
+async def _echo_model(
+    server: str, messages: Any, system_prompt: str | None, max_tokens: int
+) -> str:
+    last: SamplingMessage = messages[-1]
+    return f"echo: {last.text}"
+
+
 async def main(url: str, scenario: str) -> int:
     """Connect, list the tools, call each one; 0 when every call answered."""
     servers = {"peer": _server_config(url, scenario)}
     failures = 0
-    async with McpClientPool(servers) as pool:
+    async with McpClientPool(servers, elicitation=_accept_defaults, sampling=_echo_model) as pool:
         tools = await pool.tools("peer", prefix="")
         print(f"{len(tools)} tools: {', '.join(t.name for t in tools)}")
         if scenario == "initialize":
