@@ -29,7 +29,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from adapters.mcp_client._config import McpServerConfig, expand
 from adapters.mcp_client._errors import FailureFacts, is_connection_lost, to_tool_error
-from adapters.mcp_client._handlers import ClientHandlers, client_options
+from adapters.mcp_client._handlers import ClientHandlers, client_options, oauth_for
 from adapters.mcp_client._home import HomeLoop
 from adapters.mcp_client._process import ChildProcess, stdio_transport
 from toolkit.errors import ErrorCode, ToolError
@@ -302,6 +302,7 @@ class Connection:
                 live.auth_status = response.status_code
 
         return httpx2.AsyncClient(
+            auth=oauth_for(self.config, self._handlers),
             headers=self.config.http_headers(),
             timeout=timeout or httpx2.Timeout(self.config.connect_timeout, read=300.0),
             event_hooks={"request": [add_call_headers], "response": [note_auth]},

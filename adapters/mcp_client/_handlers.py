@@ -19,6 +19,8 @@ from typing import Any, Protocol, runtime_checkable
 import mcp_types
 from mcp.client.session import ClientRequestContext
 
+from adapters.mcp_client._config import McpServerConfig, expand
+from adapters.mcp_client._oauth import OAuthFlow, browser_flow, oauth_provider
 from toolkit.interaction import Elicitation, SamplingMessage
 
 __all__ = [
@@ -26,6 +28,7 @@ __all__ = [
     "ElicitationHandler",
     "SamplingHandler",
     "client_options",
+    "oauth_for",
     "with_defaults",
 ]
 
@@ -62,10 +65,12 @@ class ClientHandlers:
     Attributes:
         elicitation: Asks the user (a prompt on a terminal, a LangGraph interrupt…).
         sampling: A LangChain chat model, or an async function returning the text.
+        oauth_flow: How users log in to OAuth servers (default: the browser).
     """
 
     elicitation: ElicitationHandler | None = None
     sampling: SamplingHandler | None = None
+    oauth_flow: OAuthFlow | None = None
 
 
 def _version() -> str:
@@ -87,6 +92,23 @@ def client_options(server: str, handlers: ClientHandlers | None) -> dict[str, An
     if handlers.sampling is not None:
         options["sampling_callback"] = _sampling(server, handlers.sampling)
     return options
+
+
+def oauth_for(config: McpServerConfig, handlers: ClientHandlers | None) -> Any:
+    """The SDK's OAuth ``httpx2.Auth`` for a server configured with ``"type": "oauth"``."""
+    auth = config.auth
+    if auth.type != "oauth":
+        return None
+    flow = (handlers or ClientHandlers()).oauth_flow or browser_flow(auth.redirect_uri)
+    return oauth_provider(
+        config.name,
+        expand(config.url or ""),
+        flow,
+        scope=auth.scope,
+        client_id=expand(auth.client_id) if auth.client_id else None,
+        client_secret=expand(auth.client_secret) if auth.client_secret else None,
+        client_metadata_url=auth.client_metadata_url,
+    )
 
 
 def _logger(server: str) -> Callable[[mcp_types.LoggingMessageNotificationParams], Awaitable[None]]:

@@ -21,6 +21,7 @@ from adapters.mcp_client._config import McpServerConfig, load_mcp_config, parse_
 from adapters.mcp_client._connection import Connection, ConnectionState
 from adapters.mcp_client._handlers import ClientHandlers, ElicitationHandler, SamplingHandler
 from adapters.mcp_client._home import HomeLoop
+from adapters.mcp_client._oauth import OAuthFlow
 from adapters.mcp_client._remote_tool import RemoteTool
 from toolkit._sync import get_portal
 from toolkit.context import ToolContext
@@ -93,6 +94,8 @@ class McpClientPool:
             schema) -> Elicitation``. Without it, servers are told the client cannot ask.
         sampling: Answers servers' ``sampling/createMessage``: a LangChain chat model, or
             ``async (server, messages, system_prompt, max_tokens) -> str``.
+        oauth_flow: How the user logs in to servers with ``"auth": {"type": "oauth"}``
+            (default: :func:`browser_flow`); tokens are kept per server, mode 0600.
     """
 
     def __init__(
@@ -103,9 +106,12 @@ class McpClientPool:
         grace: float = 2.0,
         elicitation: ElicitationHandler | None = None,
         sampling: SamplingHandler | None = None,
+        oauth_flow: OAuthFlow | None = None,
     ) -> None:
         self._configs = _configs(servers)
-        self._handlers = ClientHandlers(elicitation=elicitation, sampling=sampling)
+        self._handlers = ClientHandlers(
+            elicitation=elicitation, sampling=sampling, oauth_flow=oauth_flow
+        )
         self._network = network or NetworkPolicy()
         self._grace = grace
         self._connections: dict[tuple[Any, ...], Connection] = {}

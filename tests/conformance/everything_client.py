@@ -11,9 +11,10 @@ import asyncio
 import json
 import os
 import sys
+import tempfile
 from typing import Any
 
-from adapters.mcp_client import McpClientPool
+from adapters.mcp_client import McpClientPool, headless_flow
 from toolkit.interaction import Elicitation, SamplingMessage
 
 #: Arguments per tool name for the scenarios whose server expects some.
@@ -24,7 +25,7 @@ def _server_config(url: str, scenario: str) -> dict[str, Any]:
     config: dict[str, Any] = {"url": url, "transport": "http"}
     if scenario.startswith("auth/"):
         context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
-        auth: dict[str, Any] = {"type": "oauth", "redirect": "auto"}
+        auth: dict[str, Any] = {"type": "oauth"}
         if context.get("client_id"):
             auth["client_id"] = context["client_id"]
         if context.get("client_secret"):
@@ -47,9 +48,15 @@ async def _echo_model(
 
 async def main(url: str, scenario: str) -> int:
     """Connect, list the tools, call each one; 0 when every call answered."""
+    os.environ["MCP_TOOLKIT_HOME"] = tempfile.mkdtemp(prefix="mcp-toolkit-conformance-")
     servers = {"peer": _server_config(url, scenario)}
     failures = 0
-    async with McpClientPool(servers, elicitation=_accept_defaults, sampling=_echo_model) as pool:
+    async with McpClientPool(
+        servers,
+        elicitation=_accept_defaults,
+        sampling=_echo_model,
+        oauth_flow=headless_flow(),  # the suite's authorization server approves at once
+    ) as pool:
         tools = await pool.tools("peer", prefix="")
         print(f"{len(tools)} tools: {', '.join(t.name for t in tools)}")
         if scenario == "initialize":
