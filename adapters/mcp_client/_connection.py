@@ -32,6 +32,7 @@ from adapters.mcp_client._errors import FailureFacts, is_connection_lost, to_too
 from adapters.mcp_client._handlers import ClientHandlers, client_options, oauth_for
 from adapters.mcp_client._home import HomeLoop
 from adapters.mcp_client._process import ChildProcess, stdio_transport
+from toolkit.context import ProgressCallback
 from toolkit.errors import ErrorCode, ToolError
 from toolkit.network import NetworkPolicy, NetworkPolicyError
 
@@ -161,12 +162,14 @@ class Connection:
         *,
         meta: dict[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
+        progress: ProgressCallback | None = None,
     ) -> mcp_types.CallToolResult:
         """Send ``tools/call``; transport failures are raised as classified ``ToolError``.
 
         Works from any event loop or thread; cancelling the caller cancels the request.
+        ``progress`` receives the server's progress notifications for this call.
         """
-        return await self._home.run(self._call_tool, name, arguments, meta, headers)
+        return await self._home.run(self._call_tool, name, arguments, meta, headers, progress)
 
     async def _call_tool(
         self,
@@ -174,6 +177,7 @@ class Connection:
         arguments: dict[str, Any],
         meta: dict[str, Any] | None,
         headers: Mapping[str, str] | None,
+        progress: ProgressCallback | None = None,
     ) -> mcp_types.CallToolResult:
         timeout = self.config.call_timeout
         for attempt in range(2):
@@ -181,7 +185,12 @@ class Connection:
             token = _call_headers.set(dict(headers or {}))
             try:
                 with anyio.fail_after(timeout if timeout is not None else math.inf):
-                    return await client.call_tool(name, arguments, meta=meta)  # type: ignore[arg-type]
+                    return await client.call_tool(
+                        name,
+                        arguments,
+                        progress_callback=progress,  # type: ignore[arg-type]
+                        meta=meta,  # type: ignore[arg-type]
+                    )
             except TimeoutError:
                 raise ToolError(
                     f"Tool {name} on MCP server {self.config.name!r} did not finish within "

@@ -89,3 +89,19 @@ def test_the_client_introduces_itself_as_mcp_toolkit() -> None:
 def test_defaults_fill_only_what_the_user_left_out() -> None:
     schema = {"properties": {"a": {"default": 1}, "b": {"default": 2}, "c": {}}}
     assert with_defaults({"a": 5}, schema) == {"a": 5, "b": 2}
+
+
+async def test_remote_progress_reaches_the_callers_tool_context(peers: Path) -> None:
+    from toolkit.context import ToolContext
+
+    updates: list[tuple[float, float | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        updates.append((progress, total))
+
+    context = ToolContext(tool="trigger-long-running-operation", progress=on_progress)
+    async with McpClientPool(_everything(peers)) as pool:
+        await pool.call(
+            "ev", "trigger-long-running-operation", {"duration": 0.4, "steps": 4}, context
+        )
+    assert updates == [(1, 4), (2, 4), (3, 4), (4, 4)]
