@@ -36,6 +36,7 @@ __all__ = [
     "mcp_block",
     "mcp_content",
     "model_blocks",
+    "resource_text",
 ]
 
 #: The classes a tool returns to mean "content", not data.
@@ -130,16 +131,17 @@ def model_blocks(result: ToolResult) -> list[dict[str, Any]]:
             out.append({"type": "text", "text": block.text})
         elif isinstance(block, ImageContent | AudioContent):
             out.append({"type": block.type, "base64": block.data, "mime_type": block.mime_type})
-        elif block.text is not None:
-            out.append({"type": "text", "text": block.text})
         else:
-            out.append({"type": "text", "text": _describe(block)})
+            out.append({"type": "text", "text": resource_text(block)})
     if not any(isinstance(b, TextContent) for b in result.blocks) and result.content:
         out.insert(0, {"type": "text", "text": result.content})
     return out
 
 
-def _describe(block: ResourceContent) -> str:
+def resource_text(block: ResourceContent) -> str:
+    """A resource as text a model can read: its text, else what and where it is."""
+    if block.text is not None:
+        return block.text
     kind = "Binary resource" if block.blob is not None else "Resource link"
     name = f" {block.name}" if block.name else ""
     mime = f" ({block.mime_type})" if block.mime_type else ""

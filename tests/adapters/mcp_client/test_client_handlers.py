@@ -105,3 +105,24 @@ async def test_remote_progress_reaches_the_callers_tool_context(peers: Path) -> 
             "ev", "trigger-long-running-operation", {"duration": 0.4, "steps": 4}, context
         )
     assert updates == [(1, 4), (2, 4), (3, 4), (4, 4)]
+
+
+async def test_remote_resources_reach_a_model_as_text_it_can_send(peers: Path) -> None:
+    from langchain_core.messages import ToolMessage
+    from langchain_openai.chat_models.base import _convert_message_to_dict
+
+    from adapters.langchain.messages import result_content
+
+    async with McpClientPool(_everything(peers)) as pool:
+        links = await pool.call("ev", "get-resource-links", {"count": 2})
+        image = await pool.call("ev", "get-tiny-image", {})
+    link_blocks = result_content(links)
+    assert isinstance(link_blocks, list)
+    assert {b["type"] for b in link_blocks if isinstance(b, dict)} == {"text"}
+    assert any("demo://resource/" in str(b) for b in link_blocks)
+    image_blocks = result_content(image)
+    assert isinstance(image_blocks, list)
+    assert [b["type"] for b in image_blocks if isinstance(b, dict)] == ["text", "image", "text"]
+    # What langchain-openai sends for it: no block type it refuses.
+    sent = _convert_message_to_dict(ToolMessage(content=link_blocks, tool_call_id="c1"))
+    assert sent["role"] == "tool"
