@@ -35,6 +35,7 @@ def serve_command(
     page_size: int | None = None,
     stateless: bool = True,
     allowed_hosts: tuple[str, ...] = (),
+    allow_destructive: tuple[str, ...] = (),
 ) -> None:
     """Serve the tools of ``target`` until the client hangs up (stdio) or Ctrl-C (http).
 
@@ -51,6 +52,8 @@ def serve_command(
         page_size: Tools per ``tools/list`` page (default: all).
         stateless: Serve HTTP without sessions (default).
         allowed_hosts: More ``Host`` values the HTTP server accepts.
+        allow_destructive: Tools needing approval that run without asking (``"*"``: all);
+            others are approved by the client's user (elicitation) or refused.
 
     Raises:
         ValueError: ``transport`` is unknown, ``token_env`` is set for stdio or names an empty
@@ -66,7 +69,9 @@ def serve_command(
     token = token_from_env(token_env) if token_env else None
     registry = load_registry(target)
     server_name = name or (target if isinstance(target, str) else "mcp-toolkit")
-    server = build_server(registry, name=server_name, page_size=page_size)
+    server = build_server(
+        registry, name=server_name, page_size=page_size, allow_destructive=allow_destructive
+    )
 
     async def main() -> None:
         async with AsyncExitStack() as stack:
@@ -116,6 +121,10 @@ def serve_cli(
     allow_host: Annotated[
         list[str] | None, typer.Option(help="Extra accepted Host header (repeatable).")
     ] = None,
+    allow_destructive: Annotated[
+        list[str] | None,
+        typer.Option(help="Run this tool needing approval without asking (repeatable; * = all)."),
+    ] = None,
 ) -> None:
     """Serve the tools of TARGET as an MCP server."""
     try:
@@ -130,6 +139,7 @@ def serve_cli(
             page_size=page_size,
             stateless=not stateful,
             allowed_hosts=tuple(allow_host or ()),
+            allow_destructive=tuple(allow_destructive or ()),
         )
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)

@@ -7,7 +7,7 @@ exception processor are exactly those of every other sink.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
 from importlib import metadata
 from typing import Any
@@ -22,6 +22,7 @@ from mcp_types import (
     SetLevelRequestParams,
 )
 
+from adapters.mcp_server._approval import ElicitingApprover
 from adapters.mcp_server._changes import ListChangeNotifier
 from adapters.mcp_server._channel import SessionChannel, session_key
 from adapters.mcp_server._paging import ToolListing
@@ -60,6 +61,7 @@ class RegistryServer(Server[Any]):
         version: str,
         instructions: str | None,
         page_size: int | None,
+        allow_destructive: Iterable[str] = (),
     ) -> None:
         if page_size is not None and page_size < 1:
             raise ValueError(
@@ -72,6 +74,7 @@ class RegistryServer(Server[Any]):
         self._page_size = page_size
         self._listing: ToolListing | None = None
         self._log_levels: dict[str, str] = {}
+        self._approver = ElicitingApprover(allow_destructive)
         super().__init__(
             name,
             version=version,
@@ -132,8 +135,10 @@ class RegistryServer(Server[Any]):
             progress=ctx.session.report_progress,
             client=SessionChannel(ctx, self._log_levels),
         )
+        # The registry's own approver decides when it has one; else the client's user does.
+        approver = None if self.registry.invoker.approver is not None else self._approver
         result = await self.registry.call(
-            params.name, params.arguments or {}, context, call_id=call_id
+            params.name, params.arguments or {}, context, call_id=call_id, approver=approver
         )
         if result.code is ErrorCode.TOOL_NOT_FOUND:
             # The spec makes an unknown tool a protocol error, not a tool result.
@@ -170,6 +175,7 @@ def build_server(
     version: str | None = None,
     instructions: str | None = None,
     page_size: int | None = None,
+    allow_destructive: Iterable[str] = (),
 ) -> RegistryServer:
     """Serve ``registry`` over MCP: its specs on ``tools/list``, its invoker on ``tools/call``.
 
@@ -183,6 +189,8 @@ def build_server(
         version: ``serverInfo.version``; defaults to the installed mcp-toolkit version.
         instructions: Text telling the client's model how to use these tools together.
         page_size: Tools per ``tools/list`` page; ``None`` (default) sends all in one page.
+        allow_destructive: Tools that need approval but run without asking (``"*"``: all).
+            Others are approved by the client's user through elicitation, or refused.
 
     Returns:
         A low-level ``mcp.server.Server`` subclass ready for any SDK transport.
@@ -196,4 +204,5 @@ def build_server(
         version=version if version is not None else _package_version(),
         instructions=instructions,
         page_size=page_size,
+        allow_destructive=allow_destructive,
     )

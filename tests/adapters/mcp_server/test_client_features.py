@@ -12,7 +12,10 @@ from mcp.client.session import ClientRequestContext
 from adapters.mcp_server import build_server
 from tests.conformance import everything_server
 
-pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.filterwarnings("ignore:The logging capability is deprecated"),
+]
 
 
 async def test_content_returned_by_a_tool_is_served_as_blocks_of_its_type() -> None:
@@ -119,3 +122,45 @@ async def test_elicitation_without_the_capability_fails_with_a_clear_message() -
 
 def _text(result: Any) -> str:
     return "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
+
+
+def _destructive_registry() -> Any:
+    from toolkit import ToolRegistry, mcp_tool
+
+    @mcp_tool(destructive=True)
+    def drop_table(table: str) -> str:
+        """Drop a table."""
+        return f"dropped {table}"
+
+    registry = ToolRegistry()
+    registry.register(drop_table)
+    return registry
+
+
+@pytest.mark.parametrize("approve", [True, False])
+async def test_destructive_tools_are_approved_by_the_clients_user(approve: bool) -> None:
+    asked: list[str] = []
+
+    async def on_elicit(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"approve": approve})
+
+    server = build_server(_destructive_registry())
+    async with Client(server, mode="legacy", elicitation_callback=on_elicit) as client:
+        result = await client.call_tool("drop_table", {"table": "users"})
+    assert len(asked) == 1 and "drop_table" in asked[0] and "users" in asked[0]
+    assert result.is_error is (not approve)
+    assert ("dropped users" in _text(result)) is approve
+
+
+async def test_without_elicitation_only_operator_allowed_destructive_tools_run() -> None:
+    async with Client(build_server(_destructive_registry()), mode="legacy") as client:
+        refused = await client.call_tool("drop_table", {"table": "users"})
+    allowed_server = build_server(_destructive_registry(), allow_destructive=["drop_table"])
+    async with Client(allowed_server, mode="legacy") as client:
+        allowed = await client.call_tool("drop_table", {"table": "users"})
+    assert refused.is_error is True
+    assert "--allow-destructive drop_table" in _text(refused)
+    assert allowed.is_error is False and _text(allowed) == "dropped users"
