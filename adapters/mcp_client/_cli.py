@@ -13,9 +13,11 @@ from rich.console import Console
 from rich.table import Table
 
 from adapters.mcp_client._config import McpConfigError
+from adapters.mcp_client._oauth import token_path
 from adapters.mcp_client._pool import McpClientPool
 from toolkit import ToolRegistry
 from toolkit.errors import ToolError
+from toolkit.result import AudioContent, Content, ImageContent, ResourceContent
 
 __all__ = ["mcp_app"]
 
@@ -87,6 +89,41 @@ def call(
             _out.print_json(data=result.structured)
         else:
             _out.print(result.content, soft_wrap=True, markup=False, highlight=False)
+        for line in block_lines(result.blocks):
+            _out.print(line, soft_wrap=True, markup=False, highlight=False)
+        return True
+
+    if not _run(config, work):
+        raise typer.Exit(1)
+
+
+def block_lines(blocks: list[Content]) -> list[str]:
+    """One line for each block a text rendering leaves out (images, audio, resources)."""
+    lines = []
+    for block in blocks:
+        if isinstance(block, ImageContent | AudioContent):
+            size = len(block.data) * 3 // 4
+            lines.append(f"[{block.type}: {block.mime_type}, {size:,} bytes]")
+        elif isinstance(block, ResourceContent):
+            what = "resource" if block.text is not None or block.blob is not None else "link"
+            name = f" {block.name}" if block.name else ""
+            lines.append(f"[{what}{name}: {block.uri}]")
+    return lines
+
+
+@mcp_app.command("login")
+def login(config: ConfigArg, server: str) -> None:
+    """Log in to an OAuth server: opens the browser (and prints the URL), then keeps the tokens."""
+
+    async def work(pool: McpClientPool) -> bool:
+        if pool.config(server).auth.type != "oauth":
+            _err.print(f"[red]error:[/red] server {server!r} is not configured with OAuth")
+            return False
+        status = await pool.check(server)
+        if status.error is not None:
+            _err.print(f"[red]login failed:[/red] {status.error}")
+            return False
+        _out.print(f"Logged in to {server}; tokens kept in {token_path(server)} (mode 0600).")
         return True
 
     if not _run(config, work):
