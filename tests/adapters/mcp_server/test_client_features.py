@@ -164,3 +164,39 @@ async def test_without_elicitation_only_operator_allowed_destructive_tools_run()
     assert refused.is_error is True
     assert "--allow-destructive drop_table" in _text(refused)
     assert allowed.is_error is False and _text(allowed) == "dropped users"
+
+
+async def test_a_cancelled_request_cancels_the_running_tool() -> None:
+    import anyio
+
+    from toolkit import ToolRegistry, mcp_tool
+
+    started = anyio.Event()
+    seen: list[str] = []
+
+    @mcp_tool
+    async def slow() -> str:
+        """Take long."""
+        started.set()
+        try:
+            await anyio.sleep(30)
+        except anyio.get_cancelled_exc_class():
+            seen.append("cancelled")
+            raise
+        return "done"
+
+    registry = ToolRegistry()
+    registry.register(slow)
+    async with Client(build_server(registry), mode="legacy") as client:
+        async with anyio.create_task_group() as tg:
+
+            async def call() -> None:
+                await client.call_tool("slow", {})
+
+            tg.start_soon(call)
+            await started.wait()
+            tg.cancel_scope.cancel()  # the client sends notifications/cancelled
+        with anyio.fail_after(5):
+            while not seen:
+                await anyio.sleep(0.05)
+    assert seen == ["cancelled"]
