@@ -25,6 +25,7 @@ from mcp_types import (
 from adapters.mcp_server._approval import ElicitingApprover
 from adapters.mcp_server._changes import ListChangeNotifier
 from adapters.mcp_server._channel import SessionChannel, session_key
+from adapters.mcp_server._log_relay import relaying_logs
 from adapters.mcp_server._paging import ToolListing
 from adapters.mcp_server._wire import call_result, tool_entry
 from toolkit.context import ToolContext
@@ -137,9 +138,11 @@ class RegistryServer(Server[Any]):
         )
         # The registry's own approver decides when it has one; else the client's user does.
         approver = None if self.registry.invoker.approver is not None else self._approver
-        result = await self.registry.call(
-            params.name, params.arguments or {}, context, call_id=call_id, approver=approver
-        )
+        assert context.client is not None
+        with relaying_logs(context.client):
+            result = await self.registry.call(
+                params.name, params.arguments or {}, context, call_id=call_id, approver=approver
+            )
         if result.code is ErrorCode.TOOL_NOT_FOUND:
             # The spec makes an unknown tool a protocol error, not a tool result.
             raise MCPError(INVALID_PARAMS, result.content, data={"code": result.code.value})

@@ -200,3 +200,28 @@ async def test_a_cancelled_request_cancels_the_running_tool() -> None:
             while not seen:
                 await anyio.sleep(0.05)
     assert seen == ["cancelled"]
+
+
+async def test_toolkit_log_records_during_a_call_reach_the_client() -> None:
+    import logging
+
+    from toolkit import ToolRegistry, mcp_tool
+
+    @mcp_tool
+    def check_disk() -> str:
+        """Check the disk (a sync tool: it runs in a worker thread)."""
+        logging.getLogger("toolkit.disk").warning("disk %d%% full", 91)
+        return "ok"
+
+    received: list[types.LoggingMessageNotificationParams] = []
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        received.append(params)
+
+    registry = ToolRegistry()
+    registry.register(check_disk)
+    async with Client(build_server(registry), mode="legacy", logging_callback=on_log) as client:
+        await client.call_tool("check_disk", {})
+    assert [(r.level, r.data, r.logger) for r in received] == [
+        ("warning", "disk 91% full", "toolkit.disk")
+    ]
