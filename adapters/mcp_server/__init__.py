@@ -9,7 +9,9 @@ From the command line: ``toolkit serve myapp.tools`` (stdio) or
 ``toolkit serve myapp.tools --transport http --token-env MCP_TOKEN``.
 """
 
+from adapters.mcp_server._approval import ElicitingApprover
 from adapters.mcp_server._auth import BearerGuard, token_from_env
+from adapters.mcp_server._callers import Caller, CallerMap, load_callers
 from adapters.mcp_server._cli import serve_command
 from adapters.mcp_server._http import DEFAULT_MAX_BODY_BYTES, http_app, serve_http
 from adapters.mcp_server._server import RegistryServer, build_server
@@ -20,9 +22,13 @@ __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
     "ERROR_META_KEY",
     "BearerGuard",
+    "Caller",
+    "CallerMap",
+    "ElicitingApprover",
     "RegistryServer",
     "build_server",
     "http_app",
+    "load_callers",
     "run_stdio",
     "serve_command",
     "serve_http",

@@ -11,6 +11,7 @@ import anyio
 import typer
 
 from adapters.mcp_server._auth import token_from_env
+from adapters.mcp_server._callers import load_callers
 from adapters.mcp_server._gateway import remote_tools
 from adapters.mcp_server._http import serve_http
 from adapters.mcp_server._server import build_server
@@ -36,6 +37,7 @@ def serve_command(
     stateless: bool = True,
     allowed_hosts: tuple[str, ...] = (),
     allow_destructive: tuple[str, ...] = (),
+    callers: str | Path | None = None,
 ) -> None:
     """Serve the tools of ``target`` until the client hangs up (stdio) or Ctrl-C (http).
 
@@ -54,6 +56,8 @@ def serve_command(
         allowed_hosts: More ``Host`` values the HTTP server accepts.
         allow_destructive: Tools needing approval that run without asking (``"*"``: all);
             others are approved by the client's user (elicitation) or refused.
+        callers: A callers file mapping bearer tokens to callers (HTTP only); every request
+            must carry one of its tokens.
 
     Raises:
         ValueError: ``transport`` is unknown, ``token_env`` is set for stdio or names an empty
@@ -69,8 +73,14 @@ def serve_command(
     token = token_from_env(token_env) if token_env else None
     registry = load_registry(target)
     server_name = name or (target if isinstance(target, str) else "mcp-toolkit")
+    if callers is not None and transport == "stdio":
+        raise ValueError("--callers only applies to --transport http: stdio has no tokens.")
     server = build_server(
-        registry, name=server_name, page_size=page_size, allow_destructive=allow_destructive
+        registry,
+        name=server_name,
+        page_size=page_size,
+        allow_destructive=allow_destructive,
+        callers=load_callers(callers) if callers is not None else None,
     )
 
     async def main() -> None:
@@ -125,6 +135,9 @@ def serve_cli(
         list[str] | None,
         typer.Option(help="Run this tool needing approval without asking (repeatable; * = all)."),
     ] = None,
+    callers: Annotated[
+        Path | None, typer.Option(help="File mapping bearer tokens to callers (HTTP).")
+    ] = None,
 ) -> None:
     """Serve the tools of TARGET as an MCP server."""
     try:
@@ -140,6 +153,7 @@ def serve_cli(
             stateless=not stateful,
             allowed_hosts=tuple(allow_host or ()),
             allow_destructive=tuple(allow_destructive or ()),
+            callers=callers,
         )
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)

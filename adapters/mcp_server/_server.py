@@ -17,12 +17,14 @@ from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INVALID_PARAMS,
+    INVALID_REQUEST,
     CallToolRequestParams,
     PaginatedRequestParams,
     SetLevelRequestParams,
 )
 
 from adapters.mcp_server._approval import ElicitingApprover
+from adapters.mcp_server._callers import CallerMap, visible_entries
 from adapters.mcp_server._changes import ListChangeNotifier
 from adapters.mcp_server._channel import SessionChannel, session_key
 from adapters.mcp_server._log_relay import relaying_logs
@@ -63,6 +65,7 @@ class RegistryServer(Server[Any]):
         instructions: str | None,
         page_size: int | None,
         allow_destructive: Iterable[str] = (),
+        callers: CallerMap | None = None,
     ) -> None:
         if page_size is not None and page_size < 1:
             raise ValueError(
@@ -76,6 +79,7 @@ class RegistryServer(Server[Any]):
         self._listing: ToolListing | None = None
         self._log_levels: dict[str, str] = {}
         self._approver = ElicitingApprover(allow_destructive)
+        self._callers = callers
         super().__init__(
             name,
             version=version,
@@ -124,7 +128,26 @@ class RegistryServer(Server[Any]):
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> dict[str, Any]:
-        return self.listing().page(params.cursor if params is not None else None)
+        cursor = params.cursor if params is not None else None
+        if self._callers is None:
+            return self.listing().page(cursor)
+        values = {**_caller_values(ctx), **self._caller(ctx)}
+        visible = await visible_entries(self.registry, self.listing().entries, values)
+        return ToolListing.build(visible, self._page_size).page(cursor)
+
+    def _caller(self, ctx: ServerRequestContext[Any]) -> dict[str, Any]:
+        """The values of the caller whose bearer token this request carries ({} without a map)."""
+        if self._callers is None:
+            return {}
+        headers = getattr(ctx.request, "headers", None)
+        caller = self._callers.identify(headers.get("authorization") if headers else None)
+        if caller is None:
+            raise MCPError(
+                INVALID_REQUEST,
+                "Unknown or missing bearer token: send 'Authorization: Bearer <token>' with "
+                "a token listed in this server's callers file.",
+            )
+        return caller.values()
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: CallToolRequestParams
@@ -132,7 +155,7 @@ class RegistryServer(Server[Any]):
         call_id = "" if ctx.request_id is None else str(ctx.request_id)
         context = ToolContext(
             call_id=call_id,
-            values=_caller_values(ctx),
+            values={**_caller_values(ctx), **self._caller(ctx)},
             progress=ctx.session.report_progress,
             client=SessionChannel(ctx, self._log_levels),
         )
@@ -179,6 +202,7 @@ def build_server(
     instructions: str | None = None,
     page_size: int | None = None,
     allow_destructive: Iterable[str] = (),
+    callers: CallerMap | None = None,
 ) -> RegistryServer:
     """Serve ``registry`` over MCP: its specs on ``tools/list``, its invoker on ``tools/call``.
 
@@ -194,6 +218,9 @@ def build_server(
         page_size: Tools per ``tools/list`` page; ``None`` (default) sends all in one page.
         allow_destructive: Tools that need approval but run without asking (``"*"``: all).
             Others are approved by the client's user through elicitation, or refused.
+        callers: Bearer tokens mapped to callers (:func:`load_callers`): each request must
+            carry one; the caller's tenant, user and scopes are in ``ToolContext.values`` and
+            ``tools/list`` hides the tools the policy denies them.
 
     Returns:
         A low-level ``mcp.server.Server`` subclass ready for any SDK transport.
@@ -208,4 +235,5 @@ def build_server(
         instructions=instructions,
         page_size=page_size,
         allow_destructive=allow_destructive,
+        callers=callers,
     )
