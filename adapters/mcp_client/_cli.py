@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+import sys
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import anyio
+import anyio.to_thread
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -17,6 +19,7 @@ from adapters.mcp_client._oauth import token_path
 from adapters.mcp_client._pool import McpClientPool
 from toolkit import ToolRegistry
 from toolkit.errors import ToolError
+from toolkit.interaction import Elicitation
 from toolkit.result import AudioContent, Content, ImageContent, ResourceContent
 
 __all__ = ["mcp_app"]
@@ -31,9 +34,33 @@ _T = TypeVar("_T")
 ConfigArg = Annotated[Path, typer.Argument(help="A JSON or YAML file with 'mcpServers'.")]
 
 
+async def ask_on_terminal(server: str, message: str, schema: Mapping[str, Any]) -> Elicitation:
+    """Answer a server's ``elicitation/create`` by asking the person at the terminal."""
+
+    def ask() -> Elicitation:
+        _err.print(f"[bold]{server} asks:[/bold] {message}", soft_wrap=True)
+        answers: dict[str, Any] = {}
+        for name, prop in (schema.get("properties") or {}).items():
+            label = prop.get("title") or prop.get("description") or name
+            kind = prop.get("type", "string")
+            if kind == "boolean":
+                answers[name] = typer.confirm(label, default=bool(prop.get("default", False)))
+                continue
+            typed: Any = {"integer": int, "number": float}.get(kind, str)
+            default = prop.get("default")
+            answers[name] = typer.prompt(label, default=default, type=typed)
+        if not typer.confirm("Send these answers?", default=True):
+            return Elicitation("decline")
+        return Elicitation("accept", answers)
+
+    return await anyio.to_thread.run_sync(ask)
+
+
 def _run(config: Path, work: Callable[[McpClientPool], Awaitable[_T]]) -> _T:
     async def main() -> _T:
-        async with McpClientPool(config) as pool:
+        # On a terminal, servers that ask the user (elicitation) get a prompt.
+        ask = ask_on_terminal if sys.stdin.isatty() else None
+        async with McpClientPool(config, elicitation=ask) as pool:
             return await work(pool)
 
     try:

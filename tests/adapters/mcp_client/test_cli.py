@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from adapters.mcp_client._cli import mcp_app
@@ -50,3 +51,23 @@ def test_login_refuses_a_server_without_oauth(tmp_path: Path) -> None:
     result = CliRunner().invoke(mcp_app, ["login", str(config), "echo"])
     assert result.exit_code == 1
     assert "not configured with OAuth" in result.output
+
+
+def test_a_server_question_is_asked_at_the_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    import anyio
+
+    from adapters.mcp_client._cli import ask_on_terminal
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("Ada\n\ny\ny\n"))
+    schema = {
+        "properties": {
+            "name": {"type": "string", "title": "Your name"},
+            "age": {"type": "integer", "default": 30},
+            "ok": {"type": "boolean"},
+        }
+    }
+    answer = anyio.run(ask_on_terminal, "ev", "Who are you?", schema)
+    assert answer.action == "accept"
+    assert dict(answer.content) == {"name": "Ada", "age": 30, "ok": True}
