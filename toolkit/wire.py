@@ -32,6 +32,7 @@ __all__ = [
     "CONTENT_TYPES",
     "content_blocks",
     "content_result",
+    "for_model",
     "is_content_hint",
     "mcp_block",
     "mcp_content",
@@ -92,7 +93,19 @@ def mcp_content(result: ToolResult) -> list[dict[str, Any]]:
 
 
 def mcp_block(block: Content) -> dict[str, Any]:
-    """One block as an MCP content dict (``resource_link`` for a resource without a body)."""
+    """One block as an MCP content dict, its audience kept as an annotation."""
+    out = _mcp_block(block)
+    if block.audience:
+        out["annotations"] = {"audience": list(block.audience)}
+    return out
+
+
+def for_model(block: Content) -> bool:
+    """Whether a model may read ``block``: not when its audience is only the user."""
+    return not block.audience or "assistant" in block.audience
+
+
+def _mcp_block(block: Content) -> dict[str, Any]:
     if isinstance(block, TextContent):
         return {"type": "text", "text": block.text}
     if isinstance(block, ImageContent | AudioContent):
@@ -126,7 +139,7 @@ def model_blocks(result: ToolResult) -> list[dict[str, Any]]:
     if not result.blocks:
         return [{"type": "text", "text": result.content or _structured_text(result)}]
     out: list[dict[str, Any]] = []
-    for block in result.blocks:
+    for block in filter(for_model, result.blocks):
         if isinstance(block, TextContent):
             out.append({"type": "text", "text": block.text})
         elif isinstance(block, ImageContent | AudioContent):

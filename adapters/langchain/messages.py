@@ -19,7 +19,7 @@ from toolkit.result import (
     TextContent,
     ToolResult,
 )
-from toolkit.wire import resource_text
+from toolkit.wire import for_model, resource_text
 
 __all__ = ["result_artifact", "result_content", "to_block", "to_tool_message"]
 
@@ -46,11 +46,12 @@ def result_content(result: ToolResult) -> str | list[str | dict[str, Any]]:
     """
     if not result.blocks:
         return result.content
-    blocks: list[str | dict[str, Any]] = []
+    shown = [b for b in result.blocks if for_model(b)]  # user-only content stays out
     if result.content and not any(isinstance(b, TextContent) for b in result.blocks):
-        blocks.append(dict(create_text_block(result.content)))
-    blocks.extend(to_block(b) for b in result.blocks)
-    return blocks
+        shown.insert(0, TextContent(text=result.content))
+    if not shown:
+        return "(The tool's result is meant for the user only.)"
+    return [to_block(b) for b in shown]
 
 
 def result_artifact(result: ToolResult) -> Any:

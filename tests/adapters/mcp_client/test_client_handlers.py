@@ -126,3 +126,25 @@ async def test_remote_resources_reach_a_model_as_text_it_can_send(peers: Path) -
     # What langchain-openai sends for it: no block type it refuses.
     sent = _convert_message_to_dict(ToolMessage(content=link_blocks, tool_call_id="c1"))
     assert sent["role"] == "tool"
+
+
+async def test_content_for_the_user_only_is_not_sent_to_the_model(peers: Path) -> None:
+    from adapters.langchain.messages import result_content
+    from toolkit.wire import mcp_content
+
+    async with McpClientPool(_everything(peers)) as pool:
+        debug = await pool.call(
+            "ev", "get-annotated-message", {"messageType": "debug", "includeImage": True}
+        )
+    assert [(b.type, b.audience) for b in debug.blocks] == [
+        ("text", ("assistant",)),
+        ("image", ("user",)),
+    ]
+    for_model = result_content(debug)
+    assert isinstance(for_model, list)
+    assert [b["type"] for b in for_model if isinstance(b, dict)] == ["text"]
+    # Through a gateway the annotations travel on unchanged.
+    assert [b.get("annotations") for b in mcp_content(debug)] == [
+        {"audience": ["assistant"]},
+        {"audience": ["user"]},
+    ]
