@@ -4,7 +4,8 @@ Usage: ``python tests/conformance/run.py [server|client|all] [SCENARIO...]`` aft
 ``bash tests/conformance/install.sh`` (``make conformance`` does both). Each server scenario runs
 against one ``toolkit serve`` of :mod:`tests.conformance.everything_server` over HTTP; each
 client scenario runs :mod:`tests.conformance.everything_client` against the suite's own server.
-Exit status 1 when a scenario fails that is not listed in ``KNOWN``.
+Exit status 1 when a scenario fails that is listed in neither ``KNOWN`` nor ``PENDING``, or
+when a ``PENDING`` one passes (so the list is kept true).
 """
 
 from __future__ import annotations
@@ -39,6 +40,16 @@ KNOWN: dict[str, str] = {
     "prompts-get-with-args": "prompts: not part of a tool server",
     "prompts-get-embedded-resource": "prompts: not part of a tool server",
     "prompts-get-with-image": "prompts: not part of a tool server",
+}
+
+
+#: Failures we know and have not fixed yet, with the reason; a pass here is reported as stale.
+PENDING: dict[str, str] = {
+    "server-sse-polling": "needs resumable SSE streams (an event store) in the HTTP transport",
+    "auth/2025-03-26-oauth-metadata-backcompat": "2025-03-26 metadata fallback not done",
+    "auth/client-credentials-jwt": "client-credentials extension not done",
+    "auth/client-credentials-basic": "client-credentials extension not done",
+    "auth/cross-app-access-complete-flow": "cross-app access extension not done",
 }
 
 
@@ -137,9 +148,18 @@ def run_client(names: list[str]) -> list[tuple[str, str, str]]:
 def _judge(name: str, out_dir: Path) -> tuple[str, str]:
     passed, failed, error = _verdict(out_dir)
     if failed == 0 and passed > 0:
-        return "pass", f"{passed} checks"
+        return (
+            ("STALE", "passes now: remove it from PENDING")
+            if name in PENDING
+            else (
+                "pass",
+                f"{passed} checks",
+            )
+        )
     if name in KNOWN:
         return "known", KNOWN[name]
+    if name in PENDING:
+        return "todo", PENDING[name]
     return "FAIL", (error or "no checks recorded")[:90]
 
 
@@ -165,8 +185,11 @@ def main(argv: list[str]) -> int:
         if mine:
             ok = sum(r[2] == "pass" for r in mine)
             known = sum(r[2] == "known" for r in mine)
-            print(f"{kind}: {ok} of {len(mine)} pass, {known} known (not a tool server)")
-    return 1 if any(r[2] == "FAIL" for r in rows) else 0
+            todo = sum(r[2] == "todo" for r in mine)
+            print(
+                f"{kind}: {ok} of {len(mine)} pass, {known} known (not a tool server), {todo} to do"
+            )
+    return 1 if any(r[2] in ("FAIL", "STALE") for r in rows) else 0
 
 
 if __name__ == "__main__":
