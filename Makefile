@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 SRC := toolkit adapters examples tests bench
 
-.PHONY: help install peers lint test demo bench clean
+.PHONY: help install peers lint test demo bench clean conformance
 
 help:
 	@echo "make test   - install everything needed, lint, type-check, run all tests and notebooks"
@@ -40,6 +40,11 @@ demo: install
 
 bench: install peers
 	$(BIN)/python bench/run_all.py
+
+# The MCP project's conformance suite against `toolkit serve` and our client, as a table.
+conformance: $(STAMP)
+	bash tests/conformance/install.sh
+	$(BIN)/python tests/conformance/run.py
 
 clean:
 	rm -rf $(VENV) .peers .mypy_cache .ruff_cache

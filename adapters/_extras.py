@@ -18,7 +18,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "mcp": ("mcp", "httpx2", "yaml", "starlette", "uvicorn", "typer"),
     "http": ("httpx", "jinja2", "yaml"),
     "cli": ("typer", "rich"),
-    "xml": ("defusedxml",),
+    "xml": ("defusedxml", "langchain_core"),
     "otel": ("opentelemetry",),
     "sqlite": ("langgraph.checkpoint.sqlite",),
     "metrics": ("prometheus_client",),

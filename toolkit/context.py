@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from toolkit.interaction import ClientChannel, Elicitation, LogLevel
 
 __all__ = ["Injected", "ProgressCallback", "ToolContext"]
 
@@ -45,6 +48,7 @@ class ToolContext:
         values: Caller data such as tenant or user (from the graph config, the server request…).
         injected: Values for parameters marked ``Injected``, by parameter name.
         progress: Where :meth:`report_progress` sends updates (an MCP client, a UI), if anywhere.
+        client: The calling client, when the sink can reach it (``log``, ``elicit``, ``sample``).
     """
 
     tool: str = ""
@@ -53,6 +57,7 @@ class ToolContext:
     values: Mapping[str, Any] = field(default_factory=dict)
     injected: Mapping[str, Any] = field(default_factory=dict)
     progress: ProgressCallback | None = None
+    client: ClientChannel | None = None
 
     def get(self, key: str, default: Any = None) -> Any:
         """A caller value by key, or ``default``."""
@@ -64,3 +69,69 @@ class ToolContext:
         """Report progress of a long call; a no-op when nobody listens."""
         if self.progress is not None:
             await self.progress(progress, total, message)
+
+    async def log(self, level: LogLevel, message: Any, *, logger: str | None = None) -> None:
+        """Send a log record to the calling client; a no-op when it cannot receive one.
+
+        Args:
+            level: ``"debug"``, ``"info"``, ``"notice"``, ``"warning"``, ``"error"``, …
+            message: Text or any JSON-serializable value.
+            logger: Name of the logger, shown by the client.
+        """
+        if self.client is not None:
+            await self.client.log(level, message, logger)
+
+    async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicitation:
+        """Ask the user of the calling client for input (MCP ``elicitation/create``).
+
+        Args:
+            message: What to ask, shown to the user.
+            schema: A flat JSON Schema object of the fields to fill in.
+
+        Returns:
+            The user's :class:`~toolkit.interaction.Elicitation` (accept, decline or cancel).
+
+        Raises:
+            ToolError: ``DENIED`` when the client cannot ask its user (no such capability).
+        """
+        return await self._channel("ask the user for input").elicit(message, schema)
+
+    async def sample(
+        self,
+        prompt: str | Sequence[Any],
+        *,
+        max_tokens: int = 512,
+        system_prompt: str | None = None,
+        temperature: float | None = None,
+    ) -> str:
+        """Ask the calling client's model for a completion (MCP ``sampling/createMessage``).
+
+        Args:
+            prompt: A user message, or a list of ``SamplingMessage``.
+            max_tokens: Most tokens to generate.
+            system_prompt: A system prompt the client may use.
+            temperature: Sampling temperature, if the tool cares.
+
+        Returns:
+            The text the model answered.
+
+        Raises:
+            ToolError: ``DENIED`` when the client has no model to lend (no such capability).
+        """
+        from toolkit.interaction import SamplingMessage
+
+        messages = [SamplingMessage("user", prompt)] if isinstance(prompt, str) else list(prompt)
+        return await self._channel("ask its model").sample(
+            messages, max_tokens=max_tokens, system_prompt=system_prompt, temperature=temperature
+        )
+
+    def _channel(self, what: str) -> ClientChannel:
+        if self.client is None:
+            from toolkit.errors import ErrorCode, ToolError
+
+            raise ToolError(
+                f"Tool {self.tool or '?'} needs to {what}, but it was not called by a client "
+                "that can do so (only an MCP client that declared the capability can).",
+                code=ErrorCode.DENIED,
+            )
+        return self.client

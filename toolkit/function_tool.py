@@ -15,6 +15,7 @@ from toolkit.result import ToolResult
 from toolkit.schema import FunctionSchema
 from toolkit.schema._callable import inspect_callable
 from toolkit.spec import ToolSpec
+from toolkit.wire import content_result
 
 __all__ = ["FunctionTool"]
 
@@ -118,6 +119,9 @@ class FunctionTool:
         return self._result(self._fn(*args, **kwargs))
 
     def _result(self, value: Any) -> ToolResult:
+        rich = content_result(value, tool=self._name)
+        if rich is not None:
+            return rich
         text, structured = self.schema.serialize(value)
         return ToolResult(content=text, structured=structured, tool=self._name)
 

@@ -25,6 +25,8 @@ class TextContent:
 
     text: str
     type: Literal["text"] = "text"
+    #: Who the block is for (``"user"``, ``"assistant"``); empty: everyone.
+    audience: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +36,8 @@ class ImageContent:
     data: str
     mime_type: str
     type: Literal["image"] = "image"
+    #: Who the block is for (``"user"``, ``"assistant"``); empty: everyone.
+    audience: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +47,8 @@ class AudioContent:
     data: str
     mime_type: str
     type: Literal["audio"] = "audio"
+    #: Who the block is for (``"user"``, ``"assistant"``); empty: everyone.
+    audience: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +61,8 @@ class ResourceContent:
     blob: str | None = None
     name: str | None = None
     type: Literal["resource"] = "resource"
+    #: Who the block is for (``"user"``, ``"assistant"``); empty: everyone.
+    audience: tuple[str, ...] = ()
 
 
 Content = TextContent | ImageContent | AudioContent | ResourceContent

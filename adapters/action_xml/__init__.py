@@ -8,6 +8,10 @@ the tool's schema; :func:`format_observation` writes what the model reads next.
 and the whole agent stack work with it unchanged.
 """
 
+from adapters._extras import require
+
+require("adapters.action_xml", "xml")
+
 from adapters.action_xml._examples import Example, tool_examples
 from adapters.action_xml._model import XmlToolCallingModel
 from adapters.action_xml._names import to_tag

@@ -7,9 +7,7 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from langchain_core.messages.content import (
     create_audio_block,
-    create_file_block,
     create_image_block,
-    create_plaintext_block,
     create_text_block,
 )
 
@@ -21,6 +19,7 @@ from toolkit.result import (
     TextContent,
     ToolResult,
 )
+from toolkit.wire import for_model, resource_text
 
 __all__ = ["result_artifact", "result_content", "to_block", "to_tool_message"]
 
@@ -34,23 +33,8 @@ def to_block(block: Content) -> dict[str, Any]:
     if isinstance(block, AudioContent):
         return dict(create_audio_block(base64=block.data, mime_type=block.mime_type))
     if isinstance(block, ResourceContent):
-        extras = {"uri": block.uri}
-        if block.text is not None:
-            return dict(
-                create_plaintext_block(
-                    text=block.text, mime_type=block.mime_type, title=block.name, extras=extras
-                )
-            )
-        if block.blob is not None:
-            return dict(
-                create_file_block(
-                    base64=block.blob,
-                    mime_type=block.mime_type or "application/octet-stream",
-                    filename=block.name,
-                    extras=extras,
-                )
-            )
-        return dict(create_file_block(url=block.uri, mime_type=block.mime_type, extras=extras))
+        # Providers refuse file and plain-text blocks in tool messages: resources go as text.
+        return dict(create_text_block(resource_text(block)))
     raise TypeError(f"Unknown content block {block!r}")
 
 
@@ -62,11 +46,12 @@ def result_content(result: ToolResult) -> str | list[str | dict[str, Any]]:
     """
     if not result.blocks:
         return result.content
-    blocks: list[str | dict[str, Any]] = []
+    shown = [b for b in result.blocks if for_model(b)]  # user-only content stays out
     if result.content and not any(isinstance(b, TextContent) for b in result.blocks):
-        blocks.append(dict(create_text_block(result.content)))
-    blocks.extend(to_block(b) for b in result.blocks)
-    return blocks
+        shown.insert(0, TextContent(text=result.content))
+    if not shown:
+        return "(The tool's result is meant for the user only.)"
+    return [to_block(b) for b in shown]
 
 
 def result_artifact(result: ToolResult) -> Any:

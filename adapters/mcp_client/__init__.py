@@ -28,19 +28,35 @@ from adapters._extras import require
 require("adapters.mcp_client", "mcp")
 
 from adapters.mcp_client._config import AuthConfig, McpConfigError, McpServerConfig, load_mcp_config
+from adapters.mcp_client._handlers import ElicitationHandler, SamplingHandler, with_defaults
+from adapters.mcp_client._oauth import (
+    FileTokenStorage,
+    OAuthFlow,
+    browser_flow,
+    headless_flow,
+    token_path,
+)
 from adapters.mcp_client._pool import McpClientPool, ServerStatus
 from adapters.mcp_client._remote_tool import RemoteTool, sanitize_name
 from toolkit.network import NetworkPolicy, NetworkPolicyError
 
 __all__ = [
     "AuthConfig",
+    "ElicitationHandler",
+    "FileTokenStorage",
     "McpClientPool",
     "McpConfigError",
     "McpServerConfig",
     "NetworkPolicy",
     "NetworkPolicyError",
+    "OAuthFlow",
     "RemoteTool",
+    "SamplingHandler",
     "ServerStatus",
+    "browser_flow",
+    "headless_flow",
     "load_mcp_config",
     "sanitize_name",
+    "token_path",
+    "with_defaults",
 ]

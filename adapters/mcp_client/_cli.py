@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+import sys
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import anyio
+import anyio.to_thread
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from adapters.mcp_client._config import McpConfigError
+from adapters.mcp_client._oauth import token_path
 from adapters.mcp_client._pool import McpClientPool
 from toolkit import ToolRegistry
 from toolkit.errors import ToolError
+from toolkit.interaction import Elicitation
+from toolkit.result import AudioContent, Content, ImageContent, ResourceContent
 
 __all__ = ["mcp_app"]
 
@@ -29,9 +34,33 @@ _T = TypeVar("_T")
 ConfigArg = Annotated[Path, typer.Argument(help="A JSON or YAML file with 'mcpServers'.")]
 
 
+async def ask_on_terminal(server: str, message: str, schema: Mapping[str, Any]) -> Elicitation:
+    """Answer a server's ``elicitation/create`` by asking the person at the terminal."""
+
+    def ask() -> Elicitation:
+        _err.print(f"[bold]{server} asks:[/bold] {message}", soft_wrap=True)
+        answers: dict[str, Any] = {}
+        for name, prop in (schema.get("properties") or {}).items():
+            label = prop.get("title") or prop.get("description") or name
+            kind = prop.get("type", "string")
+            if kind == "boolean":
+                answers[name] = typer.confirm(label, default=bool(prop.get("default", False)))
+                continue
+            typed: Any = {"integer": int, "number": float}.get(kind, str)
+            default = prop.get("default")
+            answers[name] = typer.prompt(label, default=default, type=typed)
+        if not typer.confirm("Send these answers?", default=True):
+            return Elicitation("decline")
+        return Elicitation("accept", answers)
+
+    return await anyio.to_thread.run_sync(ask)
+
+
 def _run(config: Path, work: Callable[[McpClientPool], Awaitable[_T]]) -> _T:
     async def main() -> _T:
-        async with McpClientPool(config) as pool:
+        # On a terminal, servers that ask the user (elicitation) get a prompt.
+        ask = ask_on_terminal if sys.stdin.isatty() else None
+        async with McpClientPool(config, elicitation=ask) as pool:
             return await work(pool)
 
     try:
@@ -87,6 +116,41 @@ def call(
             _out.print_json(data=result.structured)
         else:
             _out.print(result.content, soft_wrap=True, markup=False, highlight=False)
+        for line in block_lines(result.blocks):
+            _out.print(line, soft_wrap=True, markup=False, highlight=False)
+        return True
+
+    if not _run(config, work):
+        raise typer.Exit(1)
+
+
+def block_lines(blocks: list[Content]) -> list[str]:
+    """One line for each block a text rendering leaves out (images, audio, resources)."""
+    lines = []
+    for block in blocks:
+        if isinstance(block, ImageContent | AudioContent):
+            size = len(block.data) * 3 // 4
+            lines.append(f"[{block.type}: {block.mime_type}, {size:,} bytes]")
+        elif isinstance(block, ResourceContent):
+            what = "resource" if block.text is not None or block.blob is not None else "link"
+            name = f" {block.name}" if block.name else ""
+            lines.append(f"[{what}{name}: {block.uri}]")
+    return lines
+
+
+@mcp_app.command("login")
+def login(config: ConfigArg, server: str) -> None:
+    """Log in to an OAuth server: opens the browser (and prints the URL), then keeps the tokens."""
+
+    async def work(pool: McpClientPool) -> bool:
+        if pool.config(server).auth.type != "oauth":
+            _err.print(f"[red]error:[/red] server {server!r} is not configured with OAuth")
+            return False
+        status = await pool.check(server)
+        if status.error is not None:
+            _err.print(f"[red]login failed:[/red] {status.error}")
+            return False
+        _out.print(f"Logged in to {server}; tokens kept in {token_path(server)} (mode 0600).")
         return True
 
     if not _run(config, work):

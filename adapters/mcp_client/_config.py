@@ -48,17 +48,27 @@ class AuthConfig(BaseModel):
             (``<header>: <token>``, e.g. an API-key header).
         token: The credential, normally a ``${VAR}`` reference to an environment variable.
         header: The header name for ``type="header"``.
+        scope: OAuth scopes to ask for (``type="oauth"``; default: what the server advertises).
+        client_id: A pre-registered OAuth client (default: dynamic registration).
+        client_secret: Its secret, normally a ``${VAR}`` reference.
+        client_metadata_url: An HTTPS client id metadata document, where servers support it.
+        redirect_uri: Loopback address the browser is sent back to after login.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    type: Literal["none", "bearer", "header"] = "none"
+    type: Literal["none", "bearer", "header", "oauth"] = "none"
     token: str = ""
     header: str = "X-API-Key"
+    scope: str | None = None
+    client_id: str | None = None
+    client_secret: str | None = None
+    client_metadata_url: str | None = None
+    redirect_uri: str = "http://127.0.0.1:33418/callback"
 
     def headers(self) -> dict[str, str]:
         """The headers to send, with variables expanded."""
-        if self.type == "none":
+        if self.type in ("none", "oauth"):
             return {}
         token = expand(self.token)
         if self.type == "bearer":
@@ -186,6 +196,7 @@ class McpServerConfig(BaseModel):
             *self.headers.values(),
             self.url or "",
             self.auth.token,
+            self.auth.client_secret or "",
         ]
 
     def identity(self) -> tuple[Any, ...]:

@@ -36,8 +36,10 @@ from mcp.client.streamable_http import streamable_http_client
 
 from adapters.mcp_client._config import McpServerConfig, expand
 from adapters.mcp_client._errors import FailureFacts, is_connection_lost, to_tool_error
+from adapters.mcp_client._handlers import ClientHandlers, client_options, oauth_for
 from adapters.mcp_client._home import HomeLoop
 from adapters.mcp_client._process import ChildProcess, stdio_transport
+from toolkit.context import ProgressCallback
 from toolkit.errors import ErrorCode, ToolError
 from toolkit.network import NetworkPolicy, NetworkPolicyError
 
@@ -92,8 +94,10 @@ class Connection:
         grace: float,
         network: NetworkPolicy,
         on_tools_changed: Callable[[], Awaitable[None]],
+        handlers: ClientHandlers | None = None,
     ) -> None:
         self.config = config
+        self._handlers = handlers
         self.state: ConnectionState = "idle"
         self.protocol_version: str | None = None
         self.last_error: ToolError | None = None
@@ -165,12 +169,14 @@ class Connection:
         *,
         meta: dict[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
+        progress: ProgressCallback | None = None,
     ) -> mcp_types.CallToolResult:
         """Send ``tools/call``; transport failures are raised as classified ``ToolError``.
 
         Works from any event loop or thread; cancelling the caller cancels the request.
+        ``progress`` receives the server's progress notifications for this call.
         """
-        return await self._home.run(self._call_tool, name, arguments, meta, headers)
+        return await self._home.run(self._call_tool, name, arguments, meta, headers, progress)
 
     async def _call_tool(
         self,
@@ -178,6 +184,7 @@ class Connection:
         arguments: dict[str, Any],
         meta: dict[str, Any] | None,
         headers: Mapping[str, str] | None,
+        progress: ProgressCallback | None = None,
     ) -> mcp_types.CallToolResult:
         timeout = self.config.call_timeout
         for attempt in range(2):
@@ -185,7 +192,12 @@ class Connection:
             token = _call_headers.set(dict(headers or {}))
             try:
                 with anyio.fail_after(timeout if timeout is not None else math.inf):
-                    return await client.call_tool(name, arguments, meta=meta)  # type: ignore[arg-type]
+                    return await client.call_tool(
+                        name,
+                        arguments,
+                        progress_callback=progress,  # type: ignore[arg-type]
+                        meta=meta,  # type: ignore[arg-type]
+                    )
             except TimeoutError:
                 raise self._maybe_ran(
                     name,
@@ -287,7 +299,12 @@ class Connection:
 
     async def _open(self, stack: AsyncExitStack, live: _Live) -> Client:
         transport = await self._transport(live)
-        client = Client(transport, mode="auto", message_handler=self._handler(live))
+        client = Client(
+            transport,
+            mode="auto",
+            message_handler=self._handler(live),
+            **client_options(self.config.name, self._handlers),
+        )
         return await stack.enter_async_context(client)
 
     async def _transport(self, live: _Live) -> AbstractAsyncContextManager[TransportStreams]:
@@ -323,6 +340,7 @@ class Connection:
                 live.auth_status = response.status_code
 
         return httpx2.AsyncClient(
+            auth=oauth_for(self.config, self._handlers),
             headers=self.config.http_headers(),
             timeout=timeout or httpx2.Timeout(self.config.connect_timeout, read=300.0),
             event_hooks={"request": [add_call_headers], "response": [note_auth]},

@@ -27,7 +27,9 @@ from anyio.from_thread import BlockingPortal
 
 from adapters.mcp_client._config import McpServerConfig, load_mcp_config, parse_servers
 from adapters.mcp_client._connection import Connection, ConnectionState
+from adapters.mcp_client._handlers import ClientHandlers, ElicitationHandler, SamplingHandler
 from adapters.mcp_client._home import HomeLoop
+from adapters.mcp_client._oauth import OAuthFlow
 from adapters.mcp_client._remote_tool import RemoteTool
 from toolkit.context import ToolContext
 from toolkit.errors import RegistrationError, ToolError
@@ -98,12 +100,28 @@ class McpClientPool:
             :meth:`NetworkPolicy.untrusted`).
         grace: Seconds a stdio server gets to exit at each shutdown step (stdin closed,
             SIGTERM) before the next (SIGKILL to its process group).
+        elicitation: Answers servers' ``elicitation/create``: ``async (server, message,
+            schema) -> Elicitation``. Without it, servers are told the client cannot ask.
+        sampling: Answers servers' ``sampling/createMessage``: a LangChain chat model, or
+            ``async (server, messages, system_prompt, max_tokens) -> str``.
+        oauth_flow: How the user logs in to servers with ``"auth": {"type": "oauth"}``
+            (default: :func:`browser_flow`); tokens are kept per server, mode 0600.
     """
 
     def __init__(
-        self, servers: ServersArg, *, network: NetworkPolicy | None = None, grace: float = 2.0
+        self,
+        servers: ServersArg,
+        *,
+        network: NetworkPolicy | None = None,
+        grace: float = 2.0,
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
+        oauth_flow: OAuthFlow | None = None,
     ) -> None:
         self._configs = _configs(servers)
+        self._handlers = ClientHandlers(
+            elicitation=elicitation, sampling=sampling, oauth_flow=oauth_flow
+        )
         self._network = network or NetworkPolicy()
         self._grace = grace
         self._connections: dict[tuple[Any, ...], Connection] = {}
@@ -137,6 +155,7 @@ class McpClientPool:
                     grace=self._grace,
                     network=self._network,
                     on_tools_changed=functools.partial(self._resync, name),
+                    handlers=self._handlers,
                 )
             self._by_name[name] = self._connections[key]
         return self

@@ -96,7 +96,11 @@ class RemoteTool(JsonSchemaTool):
         headers = {h: str(values[k]) for k, h in config.context_headers.items() if k in values}
         meta = {m: values[k] for k, m in config.context_meta.items() if k in values}
         result = await self._connection.call_tool(
-            self._tool.name, arguments, meta=meta or None, headers=headers
+            self._tool.name,
+            arguments,
+            meta=meta or None,
+            headers=headers,
+            progress=context.progress,  # the remote server's progress reaches our caller
         )
         out = to_tool_result(result, tool=self._name)
         out.call_id = context.call_id

@@ -41,12 +41,13 @@ def to_tool_result(result: mcp_types.CallToolResult, *, tool: str) -> ToolResult
 
 
 def _block(block: mcp_types.ContentBlock) -> Content:
+    audience = _audience(block)
     if isinstance(block, mcp_types.TextContent):
-        return TextContent(text=block.text)
+        return TextContent(text=block.text, audience=audience)
     if isinstance(block, mcp_types.ImageContent):
-        return ImageContent(data=block.data, mime_type=block.mime_type)
+        return ImageContent(data=block.data, mime_type=block.mime_type, audience=audience)
     if isinstance(block, mcp_types.AudioContent):
-        return AudioContent(data=block.data, mime_type=block.mime_type)
+        return AudioContent(data=block.data, mime_type=block.mime_type, audience=audience)
     if isinstance(block, mcp_types.EmbeddedResource):
         res = block.resource
         return ResourceContent(
@@ -54,5 +55,13 @@ def _block(block: mcp_types.ContentBlock) -> Content:
             mime_type=res.mime_type,
             text=getattr(res, "text", None),
             blob=getattr(res, "blob", None),
+            audience=audience,
         )
-    return ResourceContent(uri=str(block.uri), mime_type=block.mime_type, name=block.name)
+    return ResourceContent(
+        uri=str(block.uri), mime_type=block.mime_type, name=block.name, audience=audience
+    )
+
+
+def _audience(block: mcp_types.ContentBlock) -> tuple[str, ...]:
+    annotations = getattr(block, "annotations", None)
+    return tuple(getattr(annotations, "audience", None) or ())

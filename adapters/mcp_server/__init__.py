@@ -13,7 +13,9 @@ from adapters._extras import require
 
 require("adapters.mcp_server", "mcp")
 
+from adapters.mcp_server._approval import ElicitingApprover
 from adapters.mcp_server._auth import BearerGuard, token_from_env
+from adapters.mcp_server._callers import Caller, CallerMap, load_callers
 from adapters.mcp_server._cli import serve_command
 from adapters.mcp_server._factory import AppSettings, create_app
 from adapters.mcp_server._http import DEFAULT_MAX_BODY_BYTES, http_app, serve_http
@@ -26,10 +28,14 @@ __all__ = [
     "ERROR_META_KEY",
     "AppSettings",
     "BearerGuard",
+    "Caller",
+    "CallerMap",
+    "ElicitingApprover",
     "RegistryServer",
     "build_server",
     "create_app",
     "http_app",
+    "load_callers",
     "run_stdio",
     "serve_command",
     "serve_http",

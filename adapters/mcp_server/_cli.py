@@ -13,6 +13,7 @@ import typer
 import uvicorn
 
 from adapters.mcp_server._auth import token_from_env
+from adapters.mcp_server._callers import load_callers
 from adapters.mcp_server._factory import AppSettings, observe
 from adapters.mcp_server._gateway import remote_tools
 from adapters.mcp_server._http import serve_http
@@ -42,6 +43,8 @@ def serve_command(
     call_log: str | None = None,
     metrics: bool = False,
     http_tools: str | Path | None = None,
+    allow_destructive: tuple[str, ...] = (),
+    callers: str | Path | None = None,
 ) -> None:
     """Serve the tools of ``target`` until the client hangs up (stdio) or Ctrl-C (http).
 
@@ -62,6 +65,10 @@ def serve_command(
         call_log: A SQLite file (or ``sqlite:///`` URL) every call is written to.
         metrics: Serve Prometheus metrics at ``/metrics`` (HTTP).
         http_tools: A file of HTTP endpoint tools (``{"httpTools": {...}}``) served too.
+        allow_destructive: Tools needing approval that run without asking (``"*"``: all);
+            others are approved by the client's user (elicitation) or refused.
+        callers: A callers file mapping bearer tokens to callers (HTTP only); every request
+            must carry one of its tokens.
 
     Raises:
         ValueError: ``transport`` is unknown, ``token_env`` is set for stdio or names an empty
@@ -104,7 +111,15 @@ def serve_command(
     observe(registry, settings)
     toolsets, config_has_servers = _http_toolsets(registry, http_tools, config)
     server_name = name or (target if isinstance(target, str) else "mcp-toolkit")
-    server = build_server(registry, name=server_name, page_size=page_size)
+    if callers is not None and transport == "stdio":
+        raise ValueError("--callers only applies to --transport http: stdio has no tokens.")
+    server = build_server(
+        registry,
+        name=server_name,
+        page_size=page_size,
+        allow_destructive=allow_destructive,
+        callers=load_callers(callers) if callers is not None else None,
+    )
 
     async def main() -> None:
         async with AsyncExitStack() as stack:
@@ -248,6 +263,13 @@ def serve_cli(
     http_tools: Annotated[
         Path | None, typer.Option(help="File of HTTP endpoint tools ({'httpTools': ...}).")
     ] = None,
+    allow_destructive: Annotated[
+        list[str] | None,
+        typer.Option(help="Run this tool needing approval without asking (repeatable; * = all)."),
+    ] = None,
+    callers: Annotated[
+        Path | None, typer.Option(help="File mapping bearer tokens to callers (HTTP).")
+    ] = None,
 ) -> None:
     """Serve the tools of TARGET as an MCP server."""
     try:
@@ -266,6 +288,8 @@ def serve_cli(
             call_log=call_log,
             metrics=metrics,
             http_tools=http_tools,
+            allow_destructive=tuple(allow_destructive or ()),
+            callers=callers,
         )
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)

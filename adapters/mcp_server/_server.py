@@ -7,7 +7,7 @@ exception processor are exactly those of every other sink.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
 from importlib import metadata
 from typing import Any
@@ -15,9 +15,19 @@ from typing import Any
 from mcp.server import NotificationOptions, Server, ServerRequestContext
 from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, CallToolRequestParams, PaginatedRequestParams
+from mcp_types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    CallToolRequestParams,
+    PaginatedRequestParams,
+    SetLevelRequestParams,
+)
 
+from adapters.mcp_server._approval import ElicitingApprover
+from adapters.mcp_server._callers import CallerMap, visible_entries
 from adapters.mcp_server._changes import ListChangeNotifier
+from adapters.mcp_server._channel import SessionChannel, session_key
+from adapters.mcp_server._log_relay import relaying_logs
 from adapters.mcp_server._paging import ToolListing
 from adapters.mcp_server._wire import call_result, tool_entry
 from toolkit.context import ToolContext
@@ -54,6 +64,8 @@ class RegistryServer(Server[Any]):
         version: str,
         instructions: str | None,
         page_size: int | None,
+        allow_destructive: Iterable[str] = (),
+        callers: CallerMap | None = None,
     ) -> None:
         if page_size is not None and page_size < 1:
             raise ValueError(
@@ -65,6 +77,9 @@ class RegistryServer(Server[Any]):
         self.legacy_list_changed = True
         self._page_size = page_size
         self._listing: ToolListing | None = None
+        self._log_levels: dict[str, str] = {}
+        self._approver = ElicitingApprover(allow_destructive)
+        self._callers = callers
         super().__init__(
             name,
             version=version,
@@ -76,6 +91,7 @@ class RegistryServer(Server[Any]):
         # Registered here rather than as on_* arguments: they return wire dicts, not models.
         self.add_request_handler("tools/list", PaginatedRequestParams, self._list_tools)
         self.add_request_handler("tools/call", CallToolRequestParams, self._call_tool)
+        self.add_request_handler("logging/setLevel", SetLevelRequestParams, self._set_level)
         self.middleware.append(self.changes)
         registry.on_change(self.changes.registry_changed)
 
@@ -112,22 +128,57 @@ class RegistryServer(Server[Any]):
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> dict[str, Any]:
-        return self.listing().page(params.cursor if params is not None else None)
+        cursor = params.cursor if params is not None else None
+        if self._callers is None:
+            return self.listing().page(cursor)
+        values = {**_caller_values(ctx), **self._caller(ctx)}
+        visible = await visible_entries(self.registry, self.listing().entries, values)
+        return ToolListing.build(visible, self._page_size).page(cursor)
+
+    def _caller(self, ctx: ServerRequestContext[Any]) -> dict[str, Any]:
+        """The values of the caller whose bearer token this request carries ({} without a map)."""
+        if self._callers is None:
+            return {}
+        headers = getattr(ctx.request, "headers", None)
+        caller = self._callers.identify(headers.get("authorization") if headers else None)
+        if caller is None:
+            raise MCPError(
+                INVALID_REQUEST,
+                "Unknown or missing bearer token: send 'Authorization: Bearer <token>' with "
+                "a token listed in this server's callers file.",
+            )
+        return caller.values()
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: CallToolRequestParams
     ) -> dict[str, Any]:
         call_id = "" if ctx.request_id is None else str(ctx.request_id)
         context = ToolContext(
-            call_id=call_id, values=_caller_values(ctx), progress=ctx.session.report_progress
+            call_id=call_id,
+            values={**_caller_values(ctx), **self._caller(ctx)},
+            progress=ctx.session.report_progress,
+            client=SessionChannel(ctx, self._log_levels),
         )
-        result = await self.registry.call(
-            params.name, params.arguments or {}, context, call_id=call_id
-        )
+        # The registry's own approver decides when it has one; else the client's user does.
+        approver = None if self.registry.invoker.approver is not None else self._approver
+        assert context.client is not None
+        with relaying_logs(context.client):
+            result = await self.registry.call(
+                params.name, params.arguments or {}, context, call_id=call_id, approver=approver
+            )
         if result.code is ErrorCode.TOOL_NOT_FOUND:
             # The spec makes an unknown tool a protocol error, not a tool result.
             raise MCPError(INVALID_PARAMS, result.content, data={"code": result.code.value})
         return call_result(result, self._spec(result.tool or params.name))
+
+    async def _set_level(
+        self, ctx: ServerRequestContext[Any], params: SetLevelRequestParams
+    ) -> dict[str, Any]:
+        # Bounded: a long-lived HTTP server forgets the oldest sessions' levels first.
+        if len(self._log_levels) >= 10_000:
+            self._log_levels.pop(next(iter(self._log_levels)))
+        self._log_levels[session_key(ctx)] = params.level
+        return {}
 
 
 def _lifespan(server: Server[Any]) -> AbstractAsyncContextManager[None]:
@@ -150,6 +201,8 @@ def build_server(
     version: str | None = None,
     instructions: str | None = None,
     page_size: int | None = None,
+    allow_destructive: Iterable[str] = (),
+    callers: CallerMap | None = None,
 ) -> RegistryServer:
     """Serve ``registry`` over MCP: its specs on ``tools/list``, its invoker on ``tools/call``.
 
@@ -163,6 +216,11 @@ def build_server(
         version: ``serverInfo.version``; defaults to the installed mcp-toolkit version.
         instructions: Text telling the client's model how to use these tools together.
         page_size: Tools per ``tools/list`` page; ``None`` (default) sends all in one page.
+        allow_destructive: Tools that need approval but run without asking (``"*"``: all).
+            Others are approved by the client's user through elicitation, or refused.
+        callers: Bearer tokens mapped to callers (:func:`load_callers`): each request must
+            carry one; the caller's tenant, user and scopes are in ``ToolContext.values`` and
+            ``tools/list`` hides the tools the policy denies them.
 
     Returns:
         A low-level ``mcp.server.Server`` subclass ready for any SDK transport.
@@ -176,4 +234,6 @@ def build_server(
         version=version if version is not None else _package_version(),
         instructions=instructions,
         page_size=page_size,
+        allow_destructive=allow_destructive,
+        callers=callers,
     )

@@ -6,11 +6,11 @@ anyway, so building pydantic models first would only double the work.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from toolkit.result import AudioContent, Content, ImageContent, TextContent, ToolResult
+from toolkit.result import ToolResult
 from toolkit.spec import ToolSpec
+from toolkit.wire import mcp_content
 
 __all__ = ["ERROR_META_KEY", "call_result", "tool_entry"]
 
@@ -38,7 +38,7 @@ def tool_entry(spec: ToolSpec) -> dict[str, Any]:
 def call_result(result: ToolResult, spec: ToolSpec | None) -> dict[str, Any]:
     """The ``tools/call`` result of ``result``: text first, then other blocks, then structure."""
     out: dict[str, Any] = {
-        "content": _content(result),
+        "content": mcp_content(result),
         "isError": result.is_error,
         "resultType": "complete",
     }
@@ -54,45 +54,6 @@ def call_result(result: ToolResult, spec: ToolSpec | None) -> dict[str, Any]:
     if result.structured is not None:
         out["structuredContent"] = _structured(result.structured, spec)
     return out
-
-
-def _content(result: ToolResult) -> list[dict[str, Any]]:
-    # A remote tool that sent several text blocks keeps them; otherwise ``content`` is the text.
-    has_text_blocks = any(isinstance(block, TextContent) for block in result.blocks)
-    blocks: list[dict[str, Any]] = [] if has_text_blocks else [_text(result)]
-    blocks.extend(_block(block) for block in result.blocks)
-    return blocks
-
-
-def _text(result: ToolResult) -> dict[str, Any]:
-    text = result.content
-    if not text and result.structured is not None:
-        text = json.dumps(result.structured, default=str)
-    return {"type": "text", "text": text}
-
-
-def _block(block: Content) -> dict[str, Any]:
-    if isinstance(block, TextContent):
-        return {"type": "text", "text": block.text}
-    if isinstance(block, ImageContent | AudioContent):
-        return {"type": block.type, "data": block.data, "mimeType": block.mime_type}
-    if block.text is None and block.blob is None:
-        link: dict[str, Any] = {
-            "type": "resource_link",
-            "uri": block.uri,
-            "name": block.name or block.uri,
-        }
-        if block.mime_type:
-            link["mimeType"] = block.mime_type
-        return link
-    resource: dict[str, Any] = {"uri": block.uri}
-    if block.mime_type:
-        resource["mimeType"] = block.mime_type
-    if block.text is not None:
-        resource["text"] = block.text
-    else:
-        resource["blob"] = block.blob
-    return {"type": "resource", "resource": resource}
 
 
 def _structured(value: Any, spec: ToolSpec | None) -> Any:

@@ -10,13 +10,10 @@ counters and duration histograms, to the global providers::
 ``toolkit serve`` and the app factory instrument their registry by themselves.
 """
 
-from __future__ import annotations
+from adapters._extras import require
 
-try:
-    from adapters.otel._tracing import MAX_ARGUMENT_CHARS, CallTelemetry, instrument
-except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise ImportError(
-        "Tracing tool calls needs opentelemetry-api: pip install 'mcp-toolkit[otel]'."
-    ) from exc
+require("adapters.otel", "otel")
+
+from adapters.otel._tracing import MAX_ARGUMENT_CHARS, CallTelemetry, instrument
 
 __all__ = ["MAX_ARGUMENT_CHARS", "CallTelemetry", "instrument"]

@@ -35,6 +35,7 @@ from toolkit.schema._function_schema import FunctionSchema, _Output
 from toolkit.schema._portable import portable_hint
 from toolkit.schema._refs import inline_local_refs, strip_titles
 from toolkit.schema._serialize import AnnotationOutput, SchemaOutput
+from toolkit.wire import is_content_hint
 
 __all__ = ["build_function_schema"]
 
@@ -198,7 +199,7 @@ def _output(
     if isinstance(requested, dict):
         return requested, SchemaOutput(requested), False
     hint = portable_hint(info.return_hint)
-    if not requested or any(hint is no for no in _NO_OUTPUT):
+    if not requested or any(hint is no for no in _NO_OUTPUT) or is_content_hint(hint):
         return None, None, False
     try:
         adapter: TypeAdapter[Any] = TypeAdapter(hint)

@@ -1,0 +1,110 @@
+"""The calling MCP client as a :class:`toolkit.interaction.ClientChannel` for one ``tools/call``.
+
+``context.log`` becomes ``notifications/message`` (at or above the level the client set with
+``logging/setLevel``), ``context.elicit`` becomes ``elicitation/create`` and ``context.sample``
+becomes ``sampling/createMessage``, each on the stream of the request being answered.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, MutableMapping, Sequence
+from typing import Any
+
+import mcp_types
+from mcp.server import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+from toolkit.errors import ErrorCode, ToolError
+from toolkit.interaction import LOG_LEVELS, Elicitation, LogLevel, SamplingMessage
+
+__all__ = ["SessionChannel", "session_key"]
+
+
+def session_key(ctx: ServerRequestContext[Any]) -> str:
+    """Which client a request comes from: its HTTP session id, or the one stdio peer."""
+    request = ctx.request
+    headers = getattr(request, "headers", None)
+    if headers is not None:
+        return str(headers.get("mcp-session-id") or "")
+    return "stdio"
+
+
+class SessionChannel:
+    """Reach the client of one request.
+
+    Args:
+        ctx: The SDK's context of the ``tools/call`` being answered.
+        levels: Log level per client (``session_key``), as set by ``logging/setLevel``.
+    """
+
+    def __init__(self, ctx: ServerRequestContext[Any], levels: MutableMapping[str, str]) -> None:
+        self._ctx = ctx
+        self._levels = levels
+
+    async def log(self, level: LogLevel, data: Any, logger: str | None) -> None:
+        """Send ``data`` unless the client asked for a higher level only."""
+        threshold = self._levels.get(session_key(self._ctx), "debug")
+        if LOG_LEVELS.index(level) < LOG_LEVELS.index(threshold):  # type: ignore[arg-type]
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # deprecated only from 2026-07-28 on
+            await self._ctx.session.send_log_message(
+                level, data, logger=logger, related_request_id=self._ctx.request_id
+            )
+
+    async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicitation:
+        """Ask the user; ``DENIED`` when the client declared no elicitation capability."""
+        self._require("elicitation", "ask its user for input")
+        try:
+            result = await self._ctx.session.elicit_form(
+                message, dict(schema), related_request_id=self._ctx.request_id
+            )
+        except MCPError as exc:
+            raise ToolError(
+                f"The client refused to ask its user: {exc}", code=ErrorCode.DENIED
+            ) from None
+        return Elicitation(action=result.action, content=dict(result.content or {}))
+
+    async def sample(
+        self,
+        messages: Sequence[SamplingMessage],
+        *,
+        max_tokens: int,
+        system_prompt: str | None,
+        temperature: float | None,
+    ) -> str:
+        """Ask the client's model; ``DENIED`` when it declared no sampling capability."""
+        self._require("sampling", "lend its model (sampling)")
+        wire = [
+            mcp_types.SamplingMessage(
+                role=m.role, content=mcp_types.TextContent(type="text", text=m.text)
+            )
+            for m in messages
+        ]
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                result = await self._ctx.session.create_message(
+                    wire,
+                    max_tokens=max_tokens,
+                    system_prompt=system_prompt,
+                    temperature=temperature,
+                    related_request_id=self._ctx.request_id,
+                )
+        except MCPError as exc:
+            raise ToolError(
+                f"The client refused to sample its model: {exc}", code=ErrorCode.DENIED
+            ) from None
+        content = result.content
+        blocks = content if isinstance(content, list) else [content]
+        return "\n".join(b.text for b in blocks if isinstance(b, mcp_types.TextContent))
+
+    def _require(self, capability: str, what: str) -> None:
+        declared = self._ctx.session.client_capabilities
+        if declared is None or getattr(declared, capability, None) is None:
+            raise ToolError(
+                f"This tool needs the client to {what}, but the client did not declare the "
+                f"MCP '{capability}' capability. Use a client that supports it.",
+                code=ErrorCode.DENIED,
+            )
