@@ -19,6 +19,7 @@ from starlette.types import ASGIApp
 
 from adapters.mcp_server._auth import BearerGuard
 from adapters.mcp_server._json_replies import JsonRepliesFirst
+from adapters.mcp_server._parse_guard import ParseGuard
 from adapters.mcp_server._server import RegistryServer
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "http_app", "serve_http"]
@@ -87,6 +88,7 @@ def http_app(
             max_request_body_size=max_body_bytes,
         )
         app = JsonRepliesFirst(sse_app, json_manager, path, max_body_bytes)
+    app = ParseGuard(app, path, max_body_bytes)
     if token is None:
         return app
     return BearerGuard(app, token, open_paths=frozenset({_HEALTH_PATH}))
