@@ -34,6 +34,7 @@ from mcp.client.session import IncomingMessage, MessageHandlerFnT
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
+from adapters._net import pinned_transport
 from adapters.mcp_client._config import McpServerConfig, expand
 from adapters.mcp_client._errors import FailureFacts, is_connection_lost, to_tool_error
 from adapters.mcp_client._home import HomeLoop
@@ -327,6 +328,7 @@ class Connection:
             timeout=timeout or httpx2.Timeout(self.config.connect_timeout, read=300.0),
             event_hooks={"request": [add_call_headers], "response": [note_auth]},
             trust_env=False,
+            transport=pinned_transport(self._network, server=self.config.name),
         )
 
     # -- notifications ---------------------------------------------------------------------
