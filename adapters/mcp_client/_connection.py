@@ -16,6 +16,7 @@ either. A call that never left (the connect failed) may always be retried.
 from __future__ import annotations
 
 import fnmatch
+import importlib.metadata
 import logging
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -51,6 +52,19 @@ ConnectionState = Literal["idle", "connecting", "ready", "failed", "closed"]
 #: Per-call HTTP headers (from the ToolContext allowlist). The SDK runs each POST in the
 #: sending task's context, so the request hook sees the caller's value.
 _call_headers: ContextVar[Mapping[str, str] | None] = ContextVar("mcp_call_headers", default=None)
+
+_AUTH_HEADERS = frozenset({"authorization", "x-api-key", "api-key"})
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("mcp-toolkit")
+    except importlib.metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+#: How the client introduces itself in ``initialize``.
+CLIENT_INFO = mcp_types.Implementation(name="mcp-toolkit", version=_version())
 
 _MAX_PAGES = 1000
 _BACKOFF = (0.1, 0.3, 1.0, 2.0)
@@ -288,7 +302,9 @@ class Connection:
 
     async def _open(self, stack: AsyncExitStack, live: _Live) -> Client:
         transport = await self._transport(live)
-        client = Client(transport, mode="auto", message_handler=self._handler(live))
+        client = Client(
+            transport, mode="auto", message_handler=self._handler(live), client_info=CLIENT_INFO
+        )
         return await stack.enter_async_context(client)
 
     async def _transport(self, live: _Live) -> AbstractAsyncContextManager[TransportStreams]:
@@ -400,6 +416,8 @@ class Connection:
             violation=child.violation if child else None,
             stderr_tail=" | ".join(list(child.stderr_tail)[-3:]) if child else "",
             returncode=child.returncode if child else None,
+            token_configured=self.config.auth.type != "none"
+            or any(k.lower() in _AUTH_HEADERS for k in self.config.headers),
         )
         return to_tool_error(exc, facts, self._redact, phase=phase)
 

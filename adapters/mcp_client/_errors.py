@@ -35,6 +35,7 @@ class FailureFacts:
     violation: str | None = None
     stderr_tail: str = ""
     returncode: int | None = None
+    token_configured: bool = True
 
 
 #: The message of the error the SDK raises itself when the transport ends.
@@ -75,6 +76,13 @@ def to_tool_error(
 ) -> ToolError:
     """Classify a failure of ``phase`` (``"connect"``, ``"call"``, ``"list"``)."""
     server = f"MCP server {facts.server!r}"
+    if facts.auth_status == 401 and not facts.token_configured:
+        return ToolError(
+            f"{server} requires authentication (HTTP 401), but no token configured for it; add "
+            '"auth": {"type": "bearer", "token": "${MY_TOKEN}"} to its config. Retrying will '
+            "not help.",
+            code=ErrorCode.AUTH_FAILED,
+        )
     if facts.auth_status in (401, 403):
         return ToolError(
             f"{server} refused our credentials (HTTP {facts.auth_status}); check the token "

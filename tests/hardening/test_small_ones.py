@@ -1,0 +1,51 @@
+"""Small things a user or operator reads: who the client says it is, what a 401 means."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+from pathlib import Path
+
+import anyio
+
+from adapters.mcp_client import McpClientPool
+from adapters.mcp_server import build_server, http_app
+from tests.adapters.mcp_server.conftest import serving
+from tests.hardening.conftest import misbehaving
+from toolkit import ToolRegistry, mcp_tool
+from toolkit.errors import ErrorCode, ToolError
+
+
+def test_client_introduces_itself_as_mcp_toolkit(log: Path) -> None:
+    async def main() -> None:
+        async with McpClientPool(misbehaving(log), grace=0.5) as pool:
+            await pool.connect()
+
+    anyio.run(main)
+    info = json.loads((log / "client.json").read_text())
+    assert info == {"name": "mcp-toolkit", "version": importlib.metadata.version("mcp-toolkit")}
+
+
+@mcp_tool
+def ping() -> str:
+    """Answer pong."""
+    return "pong"
+
+
+def test_401_without_a_configured_token_says_so() -> None:
+    registry = ToolRegistry()
+    registry.register(ping)
+    app = http_app(build_server(registry, name="locked"), token="s3cret-token")
+
+    async def main(url: str) -> ToolError:
+        async with McpClientPool({"locked": {"url": f"{url}/mcp", "retries": 0}}) as pool:
+            try:
+                await pool.connect()
+            except ToolError as exc:
+                return exc
+        raise AssertionError("connected without a token")
+
+    with serving(app) as url:
+        error = anyio.run(main, url)
+    assert error.code == ErrorCode.AUTH_FAILED
+    assert "no token configured" in error.message
