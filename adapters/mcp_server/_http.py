@@ -18,6 +18,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from adapters.mcp_server._auth import BearerGuard
+from adapters.mcp_server._host import HostCheck
 from adapters.mcp_server._json_replies import JsonRepliesFirst
 from adapters.mcp_server._parse_guard import ParseGuard
 from adapters.mcp_server._server import RegistryServer
@@ -99,9 +100,9 @@ def http_app(
         )
         app = JsonRepliesFirst(sse_app, json_manager, path, max_body_bytes)
     app = ParseGuard(app, path, max_body_bytes)
-    if token is None:
-        return app
-    return BearerGuard(app, token, open_paths=frozenset({_HEALTH_PATH}))
+    if token is not None:
+        app = BearerGuard(app, token, open_paths=frozenset({_HEALTH_PATH}))
+    return HostCheck(app, security, open_paths=frozenset({_HEALTH_PATH}))
 
 
 async def serve_http(
@@ -191,8 +192,8 @@ def _security(
     ]
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=[*hosts, *allowed_hosts],
-        allowed_origins=[*origins, *allowed_origins],
+        allowed_hosts=[h.lower() for h in (*hosts, *allowed_hosts)],
+        allowed_origins=[o.lower() for o in (*origins, *allowed_origins)],
     )
 
 

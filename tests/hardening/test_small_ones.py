@@ -49,3 +49,29 @@ def test_401_without_a_configured_token_says_so() -> None:
         error = anyio.run(main, url)
     assert error.code == ErrorCode.AUTH_FAILED
     assert "no token configured" in error.message
+
+
+def test_host_check_is_case_insensitive_and_covers_healthz() -> None:
+    import httpx
+
+    app = http_app(build_server(ToolRegistry(), name="hosts"), allowed_hosts=["API.Example.test"])
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    accept = {"accept": "application/json, text/event-stream"}
+    with serving(app) as url:
+        upper = httpx.post(f"{url}/mcp", json=init, headers={**accept, "host": "LOCALHOST"})
+        named = httpx.post(f"{url}/mcp", json=init, headers={**accept, "host": "api.EXAMPLE.test"})
+        evil_health = httpx.get(f"{url}/healthz", headers={"host": "evil.test"})
+        good_health = httpx.get(f"{url}/healthz", headers={"host": "LocalHost:1234"})
+    assert upper.status_code == 200
+    assert named.status_code == 200
+    assert evil_health.status_code == 421
+    assert good_health.status_code == 200
