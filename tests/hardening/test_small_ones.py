@@ -75,3 +75,20 @@ def test_host_check_is_case_insensitive_and_covers_healthz() -> None:
     assert named.status_code == 200
     assert evil_health.status_code == 421
     assert good_health.status_code == 200
+
+
+def test_server_correlation_ids_are_its_own_not_the_clients_json_rpc_ids() -> None:
+    import httpx
+
+    registry = ToolRegistry()
+    registry.register(ping)
+    seen: list[str] = []
+    registry.subscribe(lambda record: seen.append(record.call_id))
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ping"}}
+    accept = {"accept": "application/json, text/event-stream"}
+    with serving(http_app(build_server(registry, name="ids"))) as url:
+        for _ in range(2):  # two clients, both numbering their first request 1
+            assert httpx.post(f"{url}/mcp", json=call, headers=accept).json()["id"] == 1
+    assert len(seen) == 2
+    assert len(set(seen)) == 2
+    assert "1" not in seen
