@@ -22,6 +22,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from toolkit.errors import ErrorCode, ToolError
+from toolkit.network import NetworkPolicyError
 
 __all__ = ["FailureFacts", "is_connection_lost", "to_tool_error"]
 
@@ -53,6 +54,8 @@ _LOST = (
 
 def is_connection_lost(exc: BaseException) -> bool:
     """Whether ``exc`` means the connection is gone and the next call must reconnect."""
+    if isinstance(exc, NetworkPolicyError):
+        return False
     if isinstance(exc, MCPError):
         return _sdk_closed(exc) or (
             exc.code == mcp_types.INVALID_REQUEST and "session terminated" in exc.message.lower()
@@ -97,6 +100,8 @@ def to_tool_error(
         )
     if isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
         return to_tool_error(exc.exceptions[0], facts, redact, phase=phase)
+    if isinstance(exc, NetworkPolicyError):
+        return ToolError(redact(str(exc)), code=ErrorCode.DENIED, retryable=False)
     if isinstance(exc, TimeoutError):
         return ToolError(
             f"{server} did not answer in time during {phase}; the server may be overloaded. "

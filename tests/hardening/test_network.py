@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import anyio
 import httpx2
@@ -13,6 +13,7 @@ from adapters.mcp_client import McpClientPool, McpConfigError
 from adapters.mcp_server import build_server, http_app
 from tests.adapters.mcp_server.conftest import serving
 from toolkit import ToolRegistry
+from toolkit.errors import ErrorCode, ToolError
 from toolkit.network import NetworkPolicy, NetworkPolicyError
 
 
@@ -75,3 +76,35 @@ def test_pinned_transport_checks_at_connect_time() -> None:
 def test_non_http_urls_are_refused_when_the_config_loads(url: str) -> None:
     with pytest.raises(McpConfigError, match=r"http\(s\)://host:port/path"):
         McpClientPool({"mcpServers": {"bad": {"url": url}}})
+
+
+@dataclass(frozen=True, slots=True)
+class _Rebinding(NetworkPolicy):
+    """DNS that answers a public address first and loopback afterwards (a rebinding attack)."""
+
+    answers: list[str] = field(default_factory=lambda: ["93.184.216.34", "127.0.0.1"])
+
+    async def _addresses(self, host: str) -> list[object]:  # type: ignore[override]
+        import ipaddress
+
+        answer = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+        return [ipaddress.ip_address(answer)]
+
+
+def test_dns_rebinding_between_check_and_connect_is_denied() -> None:
+    policy = _Rebinding(allow_loopback=False)
+    with serving(http_app(build_server(ToolRegistry(), name="p"), allowed_hosts=["*"])) as url:
+        port = url.rsplit(":", 1)[1]
+        config = {"victim": {"url": f"http://service.test:{port}/mcp", "retries": 0}}
+
+        async def main() -> ToolError:
+            async with McpClientPool(config, network=policy) as pool:
+                try:
+                    await pool.connect()
+                except ToolError as exc:
+                    return exc
+            raise AssertionError("connected to the rebound address")
+
+        error = anyio.run(main)
+    assert error.code == ErrorCode.DENIED
+    assert "loopback" in error.message
