@@ -1,8 +1,8 @@
 """Answer request bodies nested too deeply for JSON parsing with a JSON-RPC parse error.
 
 Design rule: hostile input gets a protocol answer, never an HTTP 500 with a traceback. A body
-whose nesting exhausts the parser's recursion (``[[[[...``) is answered ``400`` with the
-JSON-RPC error ``-32700`` before it reaches the MCP transport.
+nested deeper than :data:`MAX_DEPTH` (``[[[[...``) is answered ``400`` with the JSON-RPC
+error ``-32700`` before any parser sees it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["ParseGuard"]
+__all__ = ["MAX_DEPTH", "ParseGuard", "too_deep"]
 
 _REPLY = json.dumps(
     {
@@ -54,7 +54,7 @@ class ParseGuard:
             if not message.get("more_body", False):
                 complete = size <= self._limit
                 break
-        if complete and _too_deep(b"".join(chunks)):
+        if complete and too_deep(b"".join(chunks)):
             await _parse_error(send)
             return
         pending = list(messages)
@@ -65,13 +65,36 @@ class ParseGuard:
         await self._app(scope, replay, send)
 
 
-def _too_deep(body: bytes) -> bool:
-    try:
-        json.loads(body)
-    except RecursionError:
-        return True
-    except ValueError:
-        return False  # the transport answers malformed JSON itself
+#: Deepest nesting accepted; far beyond any honest request, far below the parsers' limits.
+MAX_DEPTH = 256
+
+
+def too_deep(body: bytes, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``body`` nests arrays/objects deeper than ``limit`` (strings are skipped).
+
+    Runs in linear time without recursion, so no parser ever reaches its recursion limit
+    (a ``RecursionError`` deep in a C parser can leave the interpreter unstable).
+    """
+    if body.count(b"[") + body.count(b"{") <= limit:
+        return False  # cannot be deeper than the number of openers (the common, fast case)
+    depth = 0
+    in_string = escaped = False
+    for byte in body:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):
+            depth += 1
+            if depth > limit:
+                return True
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
     return False
 
 

@@ -32,6 +32,8 @@ from typing import Any
 
 import mcp_types
 
+from adapters.mcp_server._parse_guard import too_deep
+
 __all__ = ["LineReader", "PipeWriter", "loop_pipes"]
 
 #: Longest line read (a request is one line); far above any honest message. Settable with
@@ -86,6 +88,9 @@ class LineReader:
 
     def _answered_bad(self, text: str) -> bool:
         """Whether ``text`` is not a valid message (then answered if it has an id)."""
+        if too_deep(text.encode()):
+            self._error(None, mcp_types.PARSE_ERROR, "Parse error: the JSON is nested too deeply")
+            return True
         try:
             mcp_types.jsonrpc_message_adapter.validate_json(text, by_name=False)
             return False

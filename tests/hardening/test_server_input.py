@@ -91,3 +91,11 @@ def test_stdio_server_survives_an_oversized_line() -> None:
     ids = [r["id"] for r in replies]
     assert 0 in ids and 3 in ids
     assert 2 not in ids
+
+
+def test_depth_check_ignores_brackets_inside_strings() -> None:
+    from adapters.mcp_server._parse_guard import too_deep
+
+    assert not too_deep(json.dumps({"text": "[" * 1000 + '\\"{' * 500}).encode())
+    assert too_deep(b"[" * 300 + b"]" * 300)
+    assert not too_deep(b"[" * 200 + b"]" * 200)
