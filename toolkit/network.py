@@ -2,6 +2,13 @@
 
 Shared by every source that opens connections (remote MCP servers over HTTP, HTTP endpoint
 tools), so one policy object governs them all.
+
+Design rules: an address is judged in its canonical form, so encoded spellings of a denied
+address (``[::ffff:169.254.169.254]``, ``2852039166``, ``0xa9fea9fe``, ``0251.0376.0251.0376``)
+are denied like the plain one. And the address checked is the address connected to:
+:meth:`NetworkPolicy.addresses` returns the checked addresses, and the pinned transport
+(``adapters._net``) connects to one of them instead of resolving the name again, so a DNS
+answer that changes between check and connect (DNS rebinding) cannot slip through.
 """
 
 from __future__ import annotations
@@ -60,7 +67,18 @@ class NetworkPolicy:
 
     async def check(self, url: str, *, server: str = "") -> None:
         """Raise :class:`NetworkPolicyError` if ``url`` is not an allowed target."""
-        host = (urlsplit(url).hostname or "").lower().rstrip(".")
+        await self.addresses(urlsplit(url).hostname or "", server=server)
+
+    async def addresses(self, host: str, *, server: str = "") -> list[str]:
+        """The allowed addresses of ``host`` (connect to one of these, not to the name).
+
+        Empty when the name does not resolve (or ``resolve`` is off): the caller connects by
+        name and reports an unknown host itself.
+
+        Raises:
+            NetworkPolicyError: ``host`` is, or resolves to, an address the policy denies.
+        """
+        host = host.lower().strip("[]").rstrip(".")
         label = f"server {server!r}" if server else "the server"
         if not host:
             raise NetworkPolicyError(f"{label}: URL has no host; write http(s)://host:port/path")
@@ -68,30 +86,30 @@ class NetworkPolicy:
             raise NetworkPolicyError(
                 f"{label}: {host} is a cloud metadata address and is always denied"
             )
-        for address in await self._addresses(host):
+        found = await self._addresses(host)
+        for address in found:
             reason = self._denial(address)
             if reason:
                 raise NetworkPolicyError(
                     f"{label}: {host} resolves to {address}, a {reason} address, which this "
                     "network policy denies; use a public address or a trusted config"
                 )
+        return [str(a) for a in found]
 
     async def _addresses(self, host: str) -> list[IPAddress]:
-        try:
-            return [ipaddress.ip_address(host)]
-        except ValueError:
-            pass
+        literal = _literal(host)
+        if literal is not None:
+            return [literal]
         if not self.resolve:
             return []
         try:
             infos = await anyio.to_thread.run_sync(socket.getaddrinfo, host, None)
         except OSError:
             return []  # the connection attempt will report the unknown host
-        return [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
+        return [_canonical(ipaddress.ip_address(str(info[4][0]).split("%")[0])) for info in infos]
 
     def _denial(self, address: IPAddress) -> str | None:
-        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-            address = address.ipv4_mapped  # ::ffff:a.b.c.d is a.b.c.d on the wire
+        address = _canonical(address)
         if str(address) in METADATA_HOSTS:
             return "cloud metadata"
         if address.is_loopback and not self.allow_loopback:
@@ -102,4 +120,33 @@ class NetworkPolicy:
             return None if self.allow_private else "private"
         if address.is_unspecified or address.is_multicast or address.is_reserved:
             return "non-routable"
+        return None
+
+
+def _canonical(address: IPAddress) -> IPAddress:
+    """IPv4 carried in IPv6 (mapped ``::ffff:a.b.c.d``, compatible ``::a.b.c.d``) as IPv4."""
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return address.ipv4_mapped
+        packed = address.packed
+        if packed[:12] == bytes(12) and int(address) > 1:
+            return ipaddress.IPv4Address(packed[12:])
+    return address
+
+
+def _literal(host: str) -> IPAddress | None:
+    """``host`` as an address, also in the legacy IPv4 spellings C libraries accept.
+
+    ``2852039166``, ``0xa9fea9fe``, ``0251.0376.0251.0376`` and ``169.254.43518`` all reach
+    169.254.169.254 through ``inet_aton``; they are read the same way here.
+    """
+    try:
+        return _canonical(ipaddress.ip_address(host.split("%")[0]))
+    except ValueError:
+        pass
+    if not all(c in "0123456789abcdefx." for c in host) or not host[:1].isdigit():
+        return None
+    try:
+        return ipaddress.IPv4Address(socket.inet_aton(host))
+    except OSError:
         return None

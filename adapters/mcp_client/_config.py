@@ -159,6 +159,12 @@ class McpServerConfig(BaseModel):
             raise ValueError("a stdio server needs 'command' (or give 'url' for an HTTP server)")
         if self.transport != "stdio" and not self.url:
             raise ValueError(f"a {self.transport} server needs 'url'")
+        scheme = (self.url or "").split(":", 1)[0].lower()
+        if self.url and not self.url.startswith("${") and scheme not in ("http", "https"):
+            raise ValueError(
+                f"url {self.url.split('?')[0]!r} is not an http(s) URL; an MCP server over HTTP "
+                "is reached at http(s)://host:port/path (use 'command' for a local server)"
+            )
         return self
 
     @property

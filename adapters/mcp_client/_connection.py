@@ -16,6 +16,7 @@ either. A call that never left (the connect failed) may always be retried.
 from __future__ import annotations
 
 import fnmatch
+import importlib.metadata
 import logging
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -34,6 +35,7 @@ from mcp.client.session import IncomingMessage, MessageHandlerFnT
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
+from adapters._net import pinned_transport
 from adapters.mcp_client._config import McpServerConfig, expand
 from adapters.mcp_client._errors import FailureFacts, is_connection_lost, to_tool_error
 from adapters.mcp_client._handlers import ClientHandlers, client_options, oauth_for
@@ -52,6 +54,19 @@ ConnectionState = Literal["idle", "connecting", "ready", "failed", "closed"]
 #: Per-call HTTP headers (from the ToolContext allowlist). The SDK runs each POST in the
 #: sending task's context, so the request hook sees the caller's value.
 _call_headers: ContextVar[Mapping[str, str] | None] = ContextVar("mcp_call_headers", default=None)
+
+_AUTH_HEADERS = frozenset({"authorization", "x-api-key", "api-key"})
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("mcp-toolkit")
+    except importlib.metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+#: How the client introduces itself in ``initialize``.
+CLIENT_INFO = mcp_types.Implementation(name="mcp-toolkit", version=_version())
 
 _MAX_PAGES = 1000
 _BACKOFF = (0.1, 0.3, 1.0, 2.0)
@@ -345,6 +360,7 @@ class Connection:
             timeout=timeout or httpx2.Timeout(self.config.connect_timeout, read=300.0),
             event_hooks={"request": [add_call_headers], "response": [note_auth]},
             trust_env=False,
+            transport=pinned_transport(self._network, server=self.config.name),
         )
 
     # -- notifications ---------------------------------------------------------------------
@@ -416,6 +432,8 @@ class Connection:
             violation=child.violation if child else None,
             stderr_tail=" | ".join(list(child.stderr_tail)[-3:]) if child else "",
             returncode=child.returncode if child else None,
+            token_configured=self.config.auth.type != "none"
+            or any(k.lower() in _AUTH_HEADERS for k in self.config.headers),
         )
         return to_tool_error(exc, facts, self._redact, phase=phase)
 

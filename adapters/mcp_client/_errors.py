@@ -22,6 +22,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from toolkit.errors import ErrorCode, ToolError
+from toolkit.network import NetworkPolicyError
 
 __all__ = ["FailureFacts", "is_connection_lost", "to_tool_error"]
 
@@ -35,6 +36,7 @@ class FailureFacts:
     violation: str | None = None
     stderr_tail: str = ""
     returncode: int | None = None
+    token_configured: bool = True
 
 
 #: The message of the error the SDK raises itself when the transport ends.
@@ -52,6 +54,8 @@ _LOST = (
 
 def is_connection_lost(exc: BaseException) -> bool:
     """Whether ``exc`` means the connection is gone and the next call must reconnect."""
+    if isinstance(exc, NetworkPolicyError):
+        return False
     if isinstance(exc, MCPError):
         return _sdk_closed(exc) or (
             exc.code == mcp_types.INVALID_REQUEST and "session terminated" in exc.message.lower()
@@ -75,6 +79,13 @@ def to_tool_error(
 ) -> ToolError:
     """Classify a failure of ``phase`` (``"connect"``, ``"call"``, ``"list"``)."""
     server = f"MCP server {facts.server!r}"
+    if facts.auth_status == 401 and not facts.token_configured:
+        return ToolError(
+            f"{server} requires authentication (HTTP 401), but no token configured for it; add "
+            '"auth": {"type": "bearer", "token": "${MY_TOKEN}"} to its config. Retrying will '
+            "not help.",
+            code=ErrorCode.AUTH_FAILED,
+        )
     if facts.auth_status in (401, 403):
         return ToolError(
             f"{server} refused our credentials (HTTP {facts.auth_status}); check the token "
@@ -89,6 +100,8 @@ def to_tool_error(
         )
     if isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
         return to_tool_error(exc.exceptions[0], facts, redact, phase=phase)
+    if isinstance(exc, NetworkPolicyError):
+        return ToolError(redact(str(exc)), code=ErrorCode.DENIED, retryable=False)
     if isinstance(exc, TimeoutError):
         return ToolError(
             f"{server} did not answer in time during {phase}; the server may be overloaded. "

@@ -18,13 +18,25 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from adapters.mcp_server._auth import BearerGuard
+from adapters.mcp_server._host import HostCheck
 from adapters.mcp_server._json_replies import JsonRepliesFirst
+from adapters.mcp_server._parse_guard import ParseGuard
 from adapters.mcp_server._server import RegistryServer
+from adapters.mcp_server._timeouts import DEFAULT_READ_TIMEOUT, timed_protocol
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "http_app", "serve_http"]
+__all__ = [
+    "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_MAX_CONNECTIONS",
+    "http_app",
+    "serve_http",
+    "uvicorn_config",
+]
 
 #: Default cap on a request body (1 MiB): far above any honest tool call.
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+
+#: Default cap on open connections plus running requests; past it new ones get 503.
+DEFAULT_MAX_CONNECTIONS = 4096
 
 _LOOPBACK_BINDS = frozenset({"127.0.0.1", "localhost", "::1"})
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
@@ -87,9 +99,10 @@ def http_app(
             max_request_body_size=max_body_bytes,
         )
         app = JsonRepliesFirst(sse_app, json_manager, path, max_body_bytes)
-    if token is None:
-        return app
-    return BearerGuard(app, token, open_paths=frozenset({_HEALTH_PATH}))
+    app = ParseGuard(app, path, max_body_bytes)
+    if token is not None:
+        app = BearerGuard(app, token, open_paths=frozenset({_HEALTH_PATH}))
+    return HostCheck(app, security, open_paths=frozenset({_HEALTH_PATH}))
 
 
 async def serve_http(
@@ -103,10 +116,12 @@ async def serve_http(
     allowed_origins: Sequence[str] = (),
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     log_level: str = "warning",
+    read_timeout: float = DEFAULT_READ_TIMEOUT,
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
 ) -> None:
     """Serve ``server`` with uvicorn at ``http://host:port/mcp`` until interrupted.
 
-    Args are those of :func:`http_app`; ``log_level`` is uvicorn's.
+    Args are those of :func:`http_app` and :func:`uvicorn_config`; ``log_level`` is uvicorn's.
     """
     app = http_app(
         server,
@@ -117,8 +132,47 @@ async def serve_http(
         allowed_origins=allowed_origins,
         max_body_bytes=max_body_bytes,
     )
-    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on")
+    config = uvicorn_config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        read_timeout=read_timeout,
+        max_connections=max_connections,
+    )
     await uvicorn.Server(config).serve()
+
+
+def uvicorn_config(
+    app: ASGIApp,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    log_level: str = "warning",
+    read_timeout: float = DEFAULT_READ_TIMEOUT,
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
+) -> uvicorn.Config:
+    """The uvicorn settings :func:`serve_http` uses: bounded reads and connections.
+
+    Args:
+        app: The ASGI app (from :func:`http_app`).
+        host: Bind address.
+        port: Bind port.
+        log_level: uvicorn's log level.
+        read_timeout: Seconds a client has to send a whole request (headers and body);
+            slower or silent connections are closed.
+        max_connections: Open connections plus running requests; past it new ones get 503.
+    """
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        lifespan="on",
+        http=timed_protocol(read_timeout),
+        limit_concurrency=max_connections,
+        timeout_keep_alive=5,
+    )
 
 
 def _security(
@@ -138,8 +192,8 @@ def _security(
     ]
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=[*hosts, *allowed_hosts],
-        allowed_origins=[*origins, *allowed_origins],
+        allowed_hosts=[h.lower() for h in (*hosts, *allowed_hosts)],
+        allowed_origins=[o.lower() for o in (*origins, *allowed_origins)],
     )
 
 

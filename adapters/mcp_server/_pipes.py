@@ -11,11 +11,18 @@ stray ``print`` never corrupts the protocol; both are restored on exit.
 
 Anything else (a terminal, a file, stdout shared with stderr, Windows, another event loop)
 gets ``None`` and the caller keeps the SDK's threaded streams.
+
+Design rule: a bad line never goes unanswered nor ends the server. A line that is not a
+valid JSON-RPC message but carries an ``id`` gets an error reply for that id (``-32600``, or
+``-32700`` when it is not JSON at all); a line over the size cap is dropped (the rest of it
+is skipped) and serving goes on.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import os
 import stat
 import sys
@@ -23,26 +30,87 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
+import mcp_types
+
+from adapters.mcp_server._parse_guard import too_deep
+
 __all__ = ["LineReader", "PipeWriter", "loop_pipes"]
 
-#: Longest line read (a request is one line); far above any honest message.
-_MAX_LINE = 256 * 1024 * 1024
+#: Longest line read (a request is one line); far above any honest message. Settable with
+#: the environment variable ``MCP_TOOLKIT_STDIO_MAX_LINE`` (bytes).
+_MAX_LINE = int(os.environ.get("MCP_TOOLKIT_STDIO_MAX_LINE", 256 * 1024 * 1024))
+
+logger = logging.getLogger("adapters.mcp_server")
 
 
 class LineReader:
-    """Lines of a pipe, decoded as UTF-8 (undecodable bytes replaced), until end of file."""
+    """Valid JSON-RPC lines of a pipe, decoded as UTF-8, until end of file.
 
-    def __init__(self, reader: asyncio.StreamReader) -> None:
+    Bad lines are answered (when they carry an id) through ``reply`` and skipped.
+    """
+
+    def __init__(
+        self, reader: asyncio.StreamReader, reply: Callable[[str], None] | None = None
+    ) -> None:
         self._reader = reader
+        self._reply = reply or (lambda _text: None)
 
     def __aiter__(self) -> LineReader:
         return self
 
     async def __anext__(self) -> str:
-        line = await self._reader.readline()
-        if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", errors="replace")
+        while True:
+            try:
+                line = await self._reader.readline()
+            except ValueError:
+                await self._skip_rest()
+                continue
+            if not line:
+                raise StopAsyncIteration
+            text = line.decode("utf-8", errors="replace")
+            if not text.strip() or self._answered_bad(text):
+                continue
+            return text
+
+    async def _skip_rest(self) -> None:
+        """Drop the rest of an oversized line (asyncio already dropped what it had)."""
+        logger.warning("dropped a request line over %d bytes", _MAX_LINE)
+        while True:
+            try:
+                chunk = await self._reader.readuntil(b"\n")
+            except asyncio.LimitOverrunError as exc:
+                await self._reader.readexactly(exc.consumed)
+                continue
+            except asyncio.IncompleteReadError:
+                return
+            if chunk.endswith(b"\n"):
+                return
+
+    def _answered_bad(self, text: str) -> bool:
+        """Whether ``text`` is not a valid message (then answered if it has an id)."""
+        if too_deep(text.encode()):
+            self._error(None, mcp_types.PARSE_ERROR, "Parse error: the JSON is nested too deeply")
+            return True
+        try:
+            mcp_types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+            return False
+        except (ValueError, RecursionError):
+            pass
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            self._error(None, mcp_types.PARSE_ERROR, "Parse error: the line is not valid JSON")
+            return True
+        rid = data.get("id") if isinstance(data, dict) else None
+        if isinstance(rid, str | int) and not isinstance(rid, bool):
+            self._error(
+                rid, mcp_types.INVALID_REQUEST, "Invalid request: not a valid JSON-RPC message"
+            )
+        return True
+
+    def _error(self, rid: str | int | None, code: int, message: str) -> None:
+        reply = {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}}
+        self._reply(json.dumps(reply) + "\n")
 
 
 class PipeWriter:
@@ -78,7 +146,7 @@ async def loop_pipes() -> AsyncIterator[tuple[LineReader, PipeWriter] | None]:
         )
         stack.callback(write_transport.close)
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
-        yield LineReader(reader), PipeWriter(writer)
+        yield LineReader(reader, lambda text: writer.write(text.encode())), PipeWriter(writer)
 
 
 def _usable() -> bool:

@@ -32,6 +32,7 @@ from adapters.mcp_server._paging import ToolListing
 from adapters.mcp_server._wire import call_result, tool_entry
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode
+from toolkit.invoker import new_call_id
 from toolkit.registry import ToolRegistry
 from toolkit.spec import ToolSpec
 
@@ -152,7 +153,9 @@ class RegistryServer(Server[Any]):
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: CallToolRequestParams
     ) -> dict[str, Any]:
-        call_id = "" if ctx.request_id is None else str(ctx.request_id)
+        # The correlation id is the server's own: a client's JSON-RPC id repeats across
+        # clients and connections (every client starts at 0 or 1), so it identifies nothing.
+        call_id = new_call_id()
         context = ToolContext(
             call_id=call_id,
             values={**_caller_values(ctx), **self._caller(ctx)},

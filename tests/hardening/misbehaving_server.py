@@ -91,6 +91,7 @@ def main() -> None:
             continue
         params = message.get("params") or {}
         if method == "initialize":
+            (LOG / "client.json").write_text(json.dumps(params.get("clientInfo")))
             result = {
                 "protocolVersion": params.get("protocolVersion", "2025-06-18"),
                 "capabilities": {"tools": {"listChanged": True}},

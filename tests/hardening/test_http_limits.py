@@ -1,0 +1,117 @@
+"""The HTTP server bounds request reads: silent, slow and idle clients cannot hold it."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import anyio
+import httpx
+import pytest
+import uvicorn
+
+from adapters.mcp_server import build_server, http_app
+from adapters.mcp_server._http import uvicorn_config
+from toolkit import ToolRegistry, mcp_tool
+
+HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+
+@mcp_tool
+def add(a: int, b: int) -> int:
+    """Add two numbers.
+
+    Args:
+        a: First.
+        b: Second.
+    """
+    return a + b
+
+
+@contextmanager
+def bounded_server(read_timeout: float) -> Iterator[tuple[str, int]]:
+    """Our app with serve_http's uvicorn settings on a free port; yields (host, port)."""
+    registry = ToolRegistry()
+    registry.register(add)
+    app = http_app(build_server(registry, name="bounded"))
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn_config(app, port=port, read_timeout=read_timeout))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.01)
+    try:
+        yield "127.0.0.1", port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+def _closed_within(sock: socket.socket, seconds: float) -> bool:
+    sock.settimeout(seconds)
+    try:
+        while sock.recv(4096):
+            pass
+    except TimeoutError:
+        return False
+    except ConnectionResetError:
+        return True
+    return True
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        b"",  # a silent socket
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n",  # headers that never end (slowloris)
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{",  # slow body
+    ],
+)
+def test_slow_or_silent_clients_are_cut_off(sent: bytes) -> None:
+    with bounded_server(read_timeout=0.5) as (host, port):
+        sock = socket.create_connection((host, port))
+        sock.sendall(sent)
+        assert _closed_within(sock, 5)
+        sock.close()
+
+
+def _call(i: int) -> dict[str, object]:
+    return {
+        "jsonrpc": "2.0",
+        "id": i,
+        "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": i, "b": 1}},
+    }
+
+
+@pytest.mark.slow
+def test_1000_idle_sockets_and_200_concurrent_calls_are_all_answered() -> None:
+    with bounded_server(read_timeout=30) as (host, port):
+        idle = [socket.create_connection((host, port)) for _ in range(1000)]
+        answers: dict[int, object] = {}
+
+        async def one(client: httpx.AsyncClient, i: int) -> None:
+            reply = await client.post(f"http://{host}:{port}/mcp", json=_call(i), headers=HEADERS)
+            answers[i] = reply.json()["result"]["structuredContent"]["result"]
+
+        async def main() -> None:
+            limits = httpx.Limits(max_connections=200)
+            async with httpx.AsyncClient(limits=limits, timeout=60) as client:
+                async with anyio.create_task_group() as tg:
+                    for i in range(200):
+                        tg.start_soon(one, client, i)
+
+        try:
+            anyio.run(main)
+        finally:
+            for sock in idle:
+                sock.close()
+    assert answers == {i: i + 1 for i in range(200)}

@@ -1,0 +1,110 @@
+"""Encoded metadata addresses are denied; the address checked is the address connected to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import anyio
+import httpx2
+import pytest
+
+from adapters._net import pinned_transport
+from adapters.mcp_client import McpClientPool, McpConfigError
+from adapters.mcp_server import build_server, http_app
+from tests.adapters.mcp_server.conftest import serving
+from toolkit import ToolRegistry
+from toolkit.errors import ErrorCode, ToolError
+from toolkit.network import NetworkPolicy, NetworkPolicyError
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "[::ffff:169.254.169.254]",
+        "[::ffff:a9fe:a9fe]",
+        "2852039166",
+        "0xa9fea9fe",
+        "0251.0376.0251.0376",
+        "169.254.43518",
+        "METADATA.google.internal.",
+    ],
+)
+def test_encoded_metadata_addresses_are_denied(host: str) -> None:
+    with pytest.raises(NetworkPolicyError, match="metadata"):
+        anyio.run(NetworkPolicy().check, f"http://{host}/mcp")
+
+
+def test_encoded_loopback_is_denied_by_the_untrusted_policy() -> None:
+    with pytest.raises(NetworkPolicyError, match="loopback"):
+        anyio.run(NetworkPolicy.untrusted().check, "http://2130706433:8000/mcp")
+
+
+@dataclass(frozen=True, slots=True)
+class _Answers(NetworkPolicy):
+    """A policy whose name resolution answers from a table (what DNS would say now)."""
+
+    table: tuple[tuple[str, str], ...] = ()
+
+    async def _addresses(self, host: str) -> list[object]:  # type: ignore[override]
+        import ipaddress
+
+        return [ipaddress.ip_address(a) for h, a in self.table if h == host]
+
+
+async def _get(policy: NetworkPolicy, url: str) -> int:
+    async with httpx2.AsyncClient(transport=pinned_transport(policy)) as client:
+        return (await client.get(url)).status_code
+
+
+def test_pinned_transport_connects_to_the_checked_address() -> None:
+    policy = _Answers(table=(("service.test", "127.0.0.1"),))
+    with serving(http_app(build_server(ToolRegistry(), name="p"), allowed_hosts=["*"])) as url:
+        port = url.rsplit(":", 1)[1]
+        # The name resolves nowhere else: the request can only arrive through the pinned address.
+        assert anyio.run(_get, policy, f"http://service.test:{port}/healthz") == 200
+
+
+def test_pinned_transport_checks_at_connect_time() -> None:
+    rebound = _Answers(allow_loopback=False, table=(("service.test", "127.0.0.1"),))
+    with serving(http_app(build_server(ToolRegistry(), name="p"), allowed_hosts=["*"])) as url:
+        port = url.rsplit(":", 1)[1]
+        with pytest.raises(NetworkPolicyError, match="loopback"):
+            anyio.run(_get, rebound, f"http://service.test:{port}/healthz")
+
+
+@pytest.mark.parametrize("url", ["file:///etc/passwd", "ftp://example.test/mcp", "ws://h/mcp"])
+def test_non_http_urls_are_refused_when_the_config_loads(url: str) -> None:
+    with pytest.raises(McpConfigError, match=r"http\(s\)://host:port/path"):
+        McpClientPool({"mcpServers": {"bad": {"url": url}}})
+
+
+@dataclass(frozen=True, slots=True)
+class _Rebinding(NetworkPolicy):
+    """DNS that answers a public address first and loopback afterwards (a rebinding attack)."""
+
+    answers: list[str] = field(default_factory=lambda: ["93.184.216.34", "127.0.0.1"])
+
+    async def _addresses(self, host: str) -> list[object]:  # type: ignore[override]
+        import ipaddress
+
+        answer = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+        return [ipaddress.ip_address(answer)]
+
+
+def test_dns_rebinding_between_check_and_connect_is_denied() -> None:
+    policy = _Rebinding(allow_loopback=False)
+    with serving(http_app(build_server(ToolRegistry(), name="p"), allowed_hosts=["*"])) as url:
+        port = url.rsplit(":", 1)[1]
+        config = {"victim": {"url": f"http://service.test:{port}/mcp", "retries": 0}}
+
+        async def main() -> ToolError:
+            async with McpClientPool(config, network=policy) as pool:
+                try:
+                    await pool.connect()
+                except ToolError as exc:
+                    return exc
+            raise AssertionError("connected to the rebound address")
+
+        error = anyio.run(main)
+    assert error.code == ErrorCode.DENIED
+    assert "loopback" in error.message
