@@ -16,7 +16,6 @@ either. A call that never left (the connect failed) may always be retried.
 from __future__ import annotations
 
 import fnmatch
-import importlib.metadata
 import logging
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -57,16 +56,6 @@ _call_headers: ContextVar[Mapping[str, str] | None] = ContextVar("mcp_call_heade
 
 _AUTH_HEADERS = frozenset({"authorization", "x-api-key", "api-key"})
 
-
-def _version() -> str:
-    try:
-        return importlib.metadata.version("mcp-toolkit")
-    except importlib.metadata.PackageNotFoundError:
-        return "0+unknown"
-
-
-#: How the client introduces itself in ``initialize``.
-CLIENT_INFO = mcp_types.Implementation(name="mcp-toolkit", version=_version())
 
 _MAX_PAGES = 1000
 _BACKOFF = (0.1, 0.3, 1.0, 2.0)
