@@ -40,7 +40,8 @@ def to_strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
     if not root.get("properties") and root.get("type", "object") == "object":
         root.setdefault("properties", {})
         root.setdefault("type", "object")
-    return _strict(copy.deepcopy(root), defs, "(root)", ())
+    strict: dict[str, Any] = _strict(copy.deepcopy(root), defs, "(root)", ())
+    return strict
 
 
 def _resolve(ref: str, defs: dict[str, Any], path: str, seen: tuple[str, ...]) -> dict[str, Any]:
@@ -87,7 +88,9 @@ def _strict(node: Any, defs: dict[str, Any], path: str, seen: tuple[str, ...]) -
     return node
 
 
-def _strict_object(node: dict[str, Any], defs: dict[str, Any], path: str, seen: tuple) -> None:
+def _strict_object(
+    node: dict[str, Any], defs: dict[str, Any], path: str, seen: tuple[str, ...]
+) -> None:
     props = node.get("properties")
     extra = node.get("additionalProperties")
     if not props and extra is not False:
