@@ -59,13 +59,13 @@ def spec_table(specs: Iterable[ToolSpec], title: str = "Tools", *, sources: bool
             )
             if on
         ]
-        name = Text(spec.name)
+        heading = Text(spec.name)
         if flags:
-            name.append("\n" + ", ".join(flags), style="magenta")
+            heading.append("\n" + ", ".join(flags), style="magenta")
         if sources and spec.source:
-            name.append("\n" + _origin(spec), style="dim")
+            heading.append("\n" + _origin(spec), style="dim")
         summary = spec.description.split("\n\n")[0] or "(no description)"
-        table.add_row(name, summary, params or Text("none", style="dim"))
+        table.add_row(heading, summary, params or Text("none", style="dim"))
     return table
 
 
