@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -15,6 +17,7 @@ from adapters.mcp_server._gateway import remote_tools
 from adapters.mcp_server._http import serve_http
 from adapters.mcp_server._server import build_server
 from adapters.mcp_server._stdio import serve_stdio
+from toolkit import CallRecord
 from toolkit.loader import load_registry
 from toolkit.registry import ToolRegistry
 
@@ -67,6 +70,7 @@ def serve_command(
     registry = load_registry(target)
     server_name = name or (target if isinstance(target, str) else "mcp-toolkit")
     server = build_server(registry, name=server_name, page_size=page_size)
+    registry.subscribe(_log_call)
 
     async def main() -> None:
         async with AsyncExitStack() as stack:
@@ -74,6 +78,11 @@ def serve_command(
                 remote = await stack.enter_async_context(remote_tools(registry, config))
                 _say(f"Added {len(remote)} remote tools from {config}")
             if transport == "stdio":
+                _say(
+                    f"Serving {len(registry)} tools from {server_name} over stdio "
+                    "(MCP messages on stdin/stdout; Ctrl-C stops)"
+                )
+                _stop_at_once_on_ctrl_c()
                 await serve_stdio(server)
                 return
             auth = f" (bearer token from ${token_env})" if token_env else ""
@@ -88,6 +97,23 @@ def serve_command(
             )
 
     anyio.run(main)
+
+
+def _log_call(record: CallRecord) -> None:
+    """One line per call on stderr: tool, outcome code, time and the ref messages quote."""
+    code = record.code.value if record.code else "ok"
+    _say(f"call {record.tool} {code} {record.duration_ms:.0f} ms ref {record.call_id}")
+
+
+def _stop_at_once_on_ctrl_c() -> None:
+    """Ctrl-C ends a stdio server now, with exit 130, even while a thread waits on stdin."""
+
+    def stop(signum: int, frame: object) -> None:
+        _say("Stopped (Ctrl-C).")
+        sys.stderr.flush()
+        os._exit(130)
+
+    signal.signal(signal.SIGINT, stop)
 
 
 def _say(message: str) -> None:

@@ -197,7 +197,6 @@ def test_call_json_output_from_a_file(tool_file: Callable[[str], str]) -> None:
         ("get_bins", "{}", ["TOOL_NOT_FOUND", "Did you mean 'get_bin'"]),
         ("get_bin", "{code", ["PARSE_ERROR", "not a JSON object"]),
         ("get_bin", '{"code": "Z-9"}', ["EXECUTION_ERROR", "bin Z-9 not found"]),
-        ("delete_bin", '{"code": "A-01-01"}', ["DENIED", "approval"]),
     ],
 )
 def test_call_failure_exits_1_and_shows_the_message(
