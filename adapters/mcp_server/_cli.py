@@ -78,11 +78,11 @@ def serve_command(
                 remote = await stack.enter_async_context(remote_tools(registry, config))
                 _say(f"Added {len(remote)} remote tools from {config}")
             if transport == "stdio":
+                _stop_at_once_on_ctrl_c()
                 _say(
                     f"Serving {len(registry)} tools from {server_name} over stdio "
                     "(MCP messages on stdin/stdout; Ctrl-C stops)"
                 )
-                _stop_at_once_on_ctrl_c()
                 await serve_stdio(server)
                 return
             auth = f" (bearer token from ${token_env})" if token_env else ""
@@ -109,8 +109,7 @@ def _stop_at_once_on_ctrl_c() -> None:
     """Ctrl-C ends a stdio server now, with exit 130, even while a thread waits on stdin."""
 
     def stop(signum: int, frame: object) -> None:
-        _say("Stopped (Ctrl-C).")
-        sys.stderr.flush()
+        os.write(2, b"Stopped (Ctrl-C).\n")  # fd 2 directly: no lock a handler could deadlock on
         os._exit(130)
 
     signal.signal(signal.SIGINT, stop)
