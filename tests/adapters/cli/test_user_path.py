@@ -244,7 +244,10 @@ def test_http_serve_logs_one_line_per_call_with_its_ref(project: Path) -> None:
             line = server.stderr.readline()
         assert line.startswith("call crash EXECUTION_ERROR ") and " ms ref " in line
         ref = line.split(" ref ")[1].strip()
-        assert ref in content  # the ref a message quotes is the one the log shows
+        assert ref in content  # the ref a message quotes is the one the server's log shows
+        # Said once across the hop: one code prefix, one ref.
+        assert content.count("Error [") == 1 and content.count("(ref ") == 1
+        assert content.startswith("Error [EXECUTION_ERROR] in tool 'crash': ")
     finally:
         server.send_signal(signal.SIGINT)
         try:
