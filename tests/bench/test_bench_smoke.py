@@ -11,6 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 ROWS = {
+    "bench_cli.py": ("import toolkit", "toolkit --help", "toolkit --version", "ratio"),
     "bench_core.py": (
         "decorate 100 functions",
         "build 100 input schemas",
