@@ -12,7 +12,11 @@ from html.parser import HTMLParser
 
 import pytest
 
+from adapters.demo import carriers_server_config
 from adapters.demo.warehouse_app import build_registry
+from adapters.langgraph import RunSummary, build_agent
+from adapters.mcp_client import McpClientPool
+from adapters.testing import ScriptedChatModel
 from toolkit import ToolRegistry
 
 ALIGNED = {"td", "th", "caption", "ul", "pre", "p"}
@@ -43,7 +47,13 @@ def _views() -> dict[str, str]:
     registry = build_registry()
     single = ToolRegistry()
     single.register(registry.get("get_bin"))
+    model = ScriptedChatModel(
+        turns=[{"tool_calls": [{"name": "get_bin", "args": {"code": "A-01-01"}}]}, "Found it."]
+    )
+    state = build_agent(model, registry).invoke({"messages": [("user", "bin A-01-01?")]})
     return {
+        "client pool": McpClientPool({"carriers": carriers_server_config()})._repr_html_(),
+        "agent run": RunSummary.from_state(state)._repr_html_(),
         "registry": registry._repr_html_(),
         "one-tool registry": single._repr_html_(),
         "tool": registry.get("query_bins")._repr_html_(),  # type: ignore[attr-defined]

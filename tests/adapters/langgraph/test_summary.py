@@ -29,7 +29,7 @@ def test_summary_counts_in_words_and_escapes_html() -> None:
     text, page = str(summary), summary._repr_html_()
     assert text.startswith("1 tool call in 1 turn, 30 tokens\n")
     assert "pong from a <ok>" in text and text.endswith("answer: a & b answered")
-    assert "<p>1 tool call in 1 turn, 30 tokens</p>" in page
+    assert ">1 tool call in 1 turn, 30 tokens</p>" in page
     assert "&lt;ok&gt;" in page and "a &amp; b answered" in page
     assert str(RunSummary(answer="", iterations=0)).startswith("0 tool calls in 0 turns, 0 tokens")
 
