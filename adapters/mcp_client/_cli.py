@@ -47,14 +47,15 @@ def _run(config: Path, work: Callable[[McpClientPool], Awaitable[_T]]) -> _T:
 @mcp_app.command("list")
 def list_tools(config: ConfigArg, server: Annotated[str | None, typer.Argument()] = None) -> None:
     """List the tools of every server (or one) by the names `toolkit mcp call` accepts."""
-    from adapters.cli._render import count, spec_table  # the table `toolkit inspect` prints
+    # The table `toolkit inspect` prints, on its console (piped output keeps whole lines).
+    from adapters.cli._render import console, count, spec_table
 
     async def work(pool: McpClientPool) -> None:
         for name in [server] if server else list(pool.servers):
             registry = ToolRegistry()
             await pool.register_into(registry, [name], prefix="")  # the names `mcp call` takes
             specs = registry.specs()
-            _out.print(spec_table(specs, title=f"{name}: {count(len(specs), 'tool')}"))
+            console.print(spec_table(specs, title=f"{name}: {count(len(specs), 'tool')}"))
 
     _run(config, work)
 
