@@ -1,21 +1,7 @@
-"""The warehouse tools as an application would assemble them: one registry.
+"""Alias of :mod:`adapters.demo.warehouse_app` under its older name."""
 
-``toolkit inspect examples.warehouse_app:registry`` shows them; the demo and the notebooks start
-from here.
-"""
+import sys
 
-from __future__ import annotations
+import adapters.demo.warehouse_app as _module
 
-from examples.warehouse.reports import WarehouseReports
-from toolkit import ToolRegistry
-
-
-def build_registry() -> ToolRegistry:
-    """A fresh registry with the module tools and the report methods (bound, prefixed)."""
-    registry = ToolRegistry()
-    registry.scan("examples.warehouse")
-    registry.scan(WarehouseReports(), namespace="reports")
-    return registry
-
-
-registry = build_registry()
+sys.modules[__name__] = _module

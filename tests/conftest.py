@@ -12,6 +12,6 @@ def anyio_backend() -> str:
 
 @pytest.fixture(autouse=True)
 def _fresh_store() -> None:
-    from examples.warehouse.store import STORE
+    from adapters.demo.warehouse.store import STORE
 
     STORE.reset()

@@ -14,12 +14,37 @@ if TYPE_CHECKING:
     from toolkit.spec import ToolSpec
     from toolkit.tool import Tool
 
-_STYLE = (
-    "<style>.tk-t{border-collapse:collapse;font-size:13px}"
-    ".tk-t td,.tk-t th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}"
-    ".tk-t th{background:#f5f5f5}.tk-p{margin:0;padding-left:1em}.tk-r{color:#b00}"
-    ".tk-b{font-size:11px;border-radius:3px;padding:0 4px;margin-left:4px;background:#eee}</style>"
+# Inline styles, not a <style> block: JupyterLab's own table CSS outranks a stylesheet (its
+# cells come out right-aligned) and an untrusted notebook drops <style> altogether. Colours are
+# translucent greys so the views read on light and dark themes alike.
+_TABLE = "border-collapse:collapse;font-size:13px;margin:4px 0"
+_CELL = "border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top"
+_HEAD = f"{_CELL};background:rgba(127,127,127,0.12);font-weight:bold"
+_CAPTION = "text-align:left;caption-side:top;padding:2px 0;font-weight:bold"
+_LIST = "margin:0;padding-left:1em;text-align:left"
+_PRE = "text-align:left;margin:4px 0;white-space:pre-wrap"
+_BADGE = (
+    "font-size:11px;border-radius:3px;padding:0 4px;margin-left:4px;"
+    "background:rgba(127,127,127,0.18);white-space:nowrap"
 )
+_ERROR = "color:#b00;text-align:left"
+_BLOCK = "text-align:left"
+
+
+def _td(content: str) -> str:
+    return f"<td style='{_CELL}'>{content}</td>"
+
+
+def _th(label: str) -> str:
+    return f"<th style='{_HEAD}'>{escape(label)}</th>"
+
+
+def table_html(headers: Sequence[str], rows: Sequence[Sequence[str]], caption: str = "") -> str:
+    """A left-aligned table with inline styles; ``rows`` hold HTML that is already escaped."""
+    head = "".join(_th(h) for h in headers)
+    body = "".join("<tr>" + "".join(_td(c) for c in row) + "</tr>" for row in rows)
+    cap = f"<caption style='{_CAPTION}'>{escape(caption)}</caption>" if caption else ""
+    return f"<table class='tk-t' style='{_TABLE}'>{cap}<tr>{head}</tr>{body}</table>"
 
 
 def _params(spec: ToolSpec) -> str:
@@ -33,7 +58,7 @@ def _params(spec: ToolSpec) -> str:
             + (f" — {escape(desc)}" if desc else "")
             + "</li>"
         )
-    return f"<ul class='tk-p'>{''.join(items)}</ul>" if items else "<i>none</i>"
+    return f"<ul class='tk-p' style='{_LIST}'>{''.join(items)}</ul>" if items else "<i>none</i>"
 
 
 def _badges(spec: ToolSpec) -> str:
@@ -43,23 +68,29 @@ def _badges(spec: ToolSpec) -> str:
         ("destructive", a.destructive),
         ("idempotent", a.idempotent),
     ]
-    out = "".join(f"<span class='tk-b'>{n}</span>" for n, on in flags if on)
-    out += "".join(f"<span class='tk-b'>#{escape(t)}</span>" for t in sorted(spec.tags))
+    out = "".join(f"<span class='tk-b' style='{_BADGE}'>{n}</span>" for n, on in flags if on)
+    out += "".join(
+        f"<span class='tk-b' style='{_BADGE}'>#{escape(t)}</span>" for t in sorted(spec.tags)
+    )
     return out
 
 
-def _row(tool: Tool) -> str:
+def _row(tool: Tool) -> tuple[str, str, str, str]:
     try:
         s = tool.spec
         return (
-            f"<tr><td><b>{escape(s.name)}</b>{_badges(s)}</td>"
-            f"<td>{escape(s.description.split(chr(10) + chr(10))[0])}</td><td>{_params(s)}</td>"
-            f"<td><small>{escape(s.source.split(' (')[0])}</small></td></tr>"
+            f"<b>{escape(s.name)}</b>{_badges(s)}",
+            escape(s.description.split("\n\n")[0]),
+            _params(s),
+            f"<small>{escape(s.source.split(' (')[0])}</small>",
         )
     except Exception as exc:  # one broken tool must not hide the others
+        problem = f"cannot be described: {type(exc).__name__}: {exc}"
         return (
-            f"<tr><td><b>{escape(_safe_name(tool))}</b></td><td class='tk-r' colspan='3'>"
-            f"cannot be described: {escape(type(exc).__name__)}: {escape(str(exc))}</td></tr>"
+            f"<b>{escape(_safe_name(tool))}</b>",
+            f"<span class='tk-r' style='{_ERROR}'>{escape(problem)}</span>",
+            "",
+            "",
         )
 
 
@@ -75,17 +106,15 @@ def registry_html(tools: Sequence[Tool]) -> str:
 
     A tool whose spec cannot be built shows its error in its own row.
     """
-    rows = "".join(_row(t) for t in tools)
-    return (
-        f"{_STYLE}<table class='tk-t'><caption>{len(tools)} tools</caption>"
-        f"<tr><th>tool</th><th>description</th><th>parameters</th><th>source</th></tr>{rows}</table>"
-    )
+    rows = [_row(t) for t in tools]
+    caption = f"{len(tools)} tool" if len(tools) == 1 else f"{len(tools)} tools"
+    return table_html(("tool", "description", "parameters", "source"), rows, caption)
 
 
 def error_html(what: str, exc: BaseException) -> str:
     """What a notebook shows for an object whose own HTML could not be built."""
     return (
-        f"{_STYLE}<div class='tk-r'><b>{escape(what)}</b>: cannot be shown "
+        f"<div class='tk-r' style='{_ERROR}'><b>{escape(what)}</b>: cannot be shown "
         f"({escape(type(exc).__name__)}: {escape(str(exc))})</div>"
     )
 
@@ -94,16 +123,24 @@ def spec_html(spec: ToolSpec) -> str:
     """One tool: its description, parameters and schema."""
     schema = escape(json.dumps(spec.input_schema, indent=2))
     return (
-        f"{_STYLE}<div><b>{escape(spec.name)}</b>{_badges(spec)}<p>{escape(spec.description)}</p>"
-        f"{_params(spec)}<details><summary>input schema</summary><pre>{schema}</pre></details></div>"
+        f"<div style='{_BLOCK}'><b>{escape(spec.name)}</b>{_badges(spec)}"
+        f"<p style='{_BLOCK}'>{escape(spec.description)}</p>{_params(spec)}"
+        f"<details><summary>input schema</summary><pre style='{_PRE}'>{schema}</pre></details>"
+        "</div>"
     )
 
 
 def result_html(result: ToolResult) -> str:
-    """A result: green content, or the error code and message in red."""
+    """A result: its content, or the error code and message in red."""
     body: Any = result.structured if result.structured is not None else result.content
     text = body if isinstance(body, str) else json.dumps(body, indent=2, default=str)
     if result.is_error:
         code = result.code.value if result.code else "ERROR"
-        return f"{_STYLE}<div class='tk-r'><b>{escape(code)}</b><pre>{escape(text)}</pre></div>"
-    return f"{_STYLE}<div><b>{escape(result.tool)}</b> ✓<pre>{escape(text)}</pre></div>"
+        return (
+            f"<div class='tk-r' style='{_ERROR}'><b>{escape(code)}</b>"
+            f"<pre style='{_PRE}'>{escape(text)}</pre></div>"
+        )
+    return (
+        f"<div style='{_BLOCK}'><b>{escape(result.tool)}</b> ✓"
+        f"<pre style='{_PRE}'>{escape(text)}</pre></div>"
+    )

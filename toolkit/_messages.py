@@ -22,6 +22,7 @@ def frame(tool: str, error: ToolError, ref: str) -> str:
     text = f"Error [{error.code.value}]{where}: {error.message}"
     if error.retryable and error.code is not ErrorCode.INVALID_PARAMS:
         text += "\nThis may be temporary: the same call can be tried again."
+    ref = str(error.details.get("remote_ref") or ref)  # a remote failure: the server's log has it
     if ref:
         text += f"\n(ref {ref})"
     return text

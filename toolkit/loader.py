@@ -1,19 +1,21 @@
 """Turning a command-line TARGET into a registry.
 
-TARGET is a module or package name (``examples.warehouse``), ``module:attribute`` (a
-``ToolRegistry``, a function, a class or an object), or a path to a ``.py`` file or a package
-directory.
+TARGET is a module or package name (``adapters.demo.warehouse``), ``module:attribute`` (a
+``ToolRegistry``, a function, a class, an object, or a zero-argument factory that returns one of
+these), a path to a ``.py`` file or a package directory, or ``path/to/file.py:attribute``.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from toolkit._scan import import_target
+from toolkit.decorator import definition_of
 from toolkit.errors import RegistrationError
 from toolkit.registry import ToolRegistry
 
@@ -21,12 +23,15 @@ __all__ = ["load_registry", "load_target"]
 
 
 def load_target(target: str) -> Any:
-    """Import what ``target`` names: a module, an attribute of one, or a file."""
+    """Import what ``target`` names: a module, an attribute of one, or a file (``file.py:attr``)."""
     path = Path(target)
     if target.endswith(".py") or path.is_dir() or path.is_file():
         return _import_path(path)
-    module_name, _, attribute = target.partition(":")
-    module = import_target(module_name)
+    module_name, _, attribute = target.rpartition(":") if ":" in target else (target, "", "")
+    if module_name.endswith(".py") or Path(module_name).is_file():
+        module: ModuleType = _import_path(Path(module_name))
+    else:
+        module = import_target(module_name)
     if not attribute:
         return module
     value: Any = module
@@ -43,6 +48,13 @@ def load_target(target: str) -> Any:
 def load_registry(target: str | Any) -> ToolRegistry:
     """A registry with the tools ``target`` names (see the module docstring)."""
     value = load_target(target) if isinstance(target, str) else target
+    if _is_factory(value):
+        try:
+            value = value()
+        except Exception as exc:
+            raise RegistrationError(
+                f"Calling the factory {target!r} failed: {type(exc).__name__}: {exc}."
+            ) from exc
     if isinstance(value, ToolRegistry):
         return value
     registry = ToolRegistry()
@@ -56,6 +68,19 @@ def load_registry(target: str | Any) -> ToolRegistry:
             "ToolRegistry with module:attribute."
         )
     return registry
+
+
+def _is_factory(value: Any) -> bool:
+    """A plain function, not a tool, that takes no arguments: called to build the tools."""
+    if not inspect.isfunction(value) or definition_of(value) is not None:
+        return False
+    try:
+        params = inspect.signature(value).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return all(
+        p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params
+    )
 
 
 def _import_path(path: Path) -> ModuleType:

@@ -1,48 +1,93 @@
-"""The typer application behind the ``toolkit`` console script."""
+"""The typer application behind the ``toolkit`` console script.
+
+Sub-commands are imported when they run (see :mod:`adapters.cli._lazy`), so ``toolkit --help``
+and ``toolkit --version`` start fast and a missing extra never takes the whole CLI down.
+"""
 
 from __future__ import annotations
 
-import importlib
 import logging
+import os
+import sys
+from typing import Annotated
 
 import typer
 
-from adapters.cli._core_commands import call_command, inspect_command
+from adapters.cli._lazy import LazyGroup
+
+__all__ = ["app", "main"]
+
+_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 app = typer.Typer(
     name="toolkit",
+    cls=LazyGroup,
     help="Business functions as LLM tools: inspect, call, connect MCP servers, serve, demo.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-app.command("inspect")(inspect_command)
-app.command("call")(call_command)
-
-# Sub-commands that live with their adapters; each is optional so a broken or missing extra
-# never takes the whole CLI down.
-_MOUNTS = (
-    ("adapters.mcp_client._cli", "mcp_app", "mcp"),
-    ("adapters.mcp_server._cli", "serve_cli", "serve"),
-    ("adapters.cli._demo", "demo_command", "demo"),
-    ("adapters.cli._calls", "calls_command", "calls"),
-)
 
 
-def _mount() -> None:
-    for module_name, attribute, name in _MOUNTS:
-        try:
-            value = getattr(importlib.import_module(module_name), attribute)
-        except (ImportError, AttributeError) as exc:
-            logging.getLogger("toolkit.cli").debug("%s not available: %s", name, exc)
-            continue
-        if isinstance(value, typer.Typer):
-            app.add_typer(value, name=name)
-        else:
-            app.command(name)(value)
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mcp-toolkit")
+    except PackageNotFoundError:
+        return "unknown (not installed as a package)"
 
 
-_mount()
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"mcp-toolkit {_version()} (Python {sys.version.split()[0]})")
+        raise typer.Exit()
+
+
+def setup_logging(verbose: bool, log_level: str | None) -> None:
+    """Send log records to stderr: ``--log-level`` if given, DEBUG with ``-v``; else leave
+    logging as the commands set it (each says what a person needs to know on its own)."""
+    if not verbose and log_level is None:
+        return
+    level = (log_level or "DEBUG").upper()
+    if level not in _LEVELS:
+        raise typer.BadParameter(
+            f"{log_level!r} is not a level; use one of {', '.join(_LEVELS)}.",
+            param_hint="--log-level",
+        )
+    logging.basicConfig(
+        level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s", force=True
+    )
+
+
+def on_path(directory: str) -> None:
+    """Put ``directory`` first on ``sys.path``, as uvicorn and pytest do for the caller's code."""
+    if directory not in sys.path:
+        sys.path.insert(0, directory)
+
+
+@app.callback()
+def _root(
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Log what happens (DEBUG) on stderr.")
+    ] = False,
+    log_level: Annotated[
+        str | None,
+        typer.Option("--log-level", help="Log level on stderr: DEBUG, INFO, WARNING, ERROR."),
+    ] = None,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version."
+        ),
+    ] = False,
+) -> None:
+    """Business functions as LLM tools: inspect, call, connect MCP servers, serve, demo.
+
+    -v/--verbose and --log-level work before or after the sub-command.
+    """
+    setup_logging(verbose, log_level)
+    on_path(os.getcwd())
 
 
 def main() -> None:

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import json
+import logging
+import sys
+import traceback
 from typing import Annotated
 
 import typer
 
-from adapters.cli._render import console, err_console, result_panel, spec_table
-from toolkit import RegistrationError, ToolRegistry, ToolSpec
+from adapters.cli._render import console, count, err_console, result_panel, spec_table
+from toolkit import Approval, CallRequest, RegistrationError, ToolRegistry, ToolSpec
 from toolkit.loader import load_registry
+
+_TARGET_HELP = (
+    "Module or package (app), module:attribute (app:registry, app:build_registry), "
+    "or a file (app.py, ./app.py:registry). Looked up from the current directory."
+)
 
 
 def _load(target: str) -> ToolRegistry:
@@ -42,7 +50,7 @@ def _problems(spec: ToolSpec) -> list[str]:
 
 
 def inspect_command(
-    target: Annotated[str, typer.Argument(help="Module, package, module:attribute or file path.")],
+    target: Annotated[str, typer.Argument(help=_TARGET_HELP)],
     as_json: Annotated[bool, typer.Option("--json", help="Print the specs as JSON.")] = False,
     check: Annotated[
         bool, typer.Option("--check", help="Exit 1 on undocumented tools or parameters.")
@@ -54,28 +62,94 @@ def inspect_command(
     if as_json:
         typer.echo(json.dumps([s.to_dict() for s in specs], indent=2))
     else:
-        console.print(spec_table(specs, title=f"{len(specs)} tools in {target}"))
+        console.print(spec_table(specs, title=f"{count(len(specs), 'tool')} in {target}"))
     if check:
         problems = [p for s in specs for p in _problems(s)]
         for problem in problems:
             err_console.print(f"[yellow]check:[/] {problem}")
         if problems:
             raise typer.Exit(1)
-        err_console.print(f"[green]check passed:[/] {len(specs)} tools, all documented.")
+        err_console.print(f"[green]check passed:[/] {count(len(specs), 'tool')}, all documented.")
+
+
+class _Approver:
+    """Asks the person at the terminal before a call that needs approval."""
+
+    def __init__(self, yes: bool) -> None:
+        self.yes = yes
+        self.refused: str | None = None  # why, written for the person at the terminal
+
+    def __call__(self, request: CallRequest) -> Approval:
+        if self.yes:
+            return Approval(approved=True)
+        what = "destructive" if request.spec.annotations.destructive else "marked for approval"
+        if not sys.stdin.isatty():
+            self.refused = (
+                f"{request.tool} is {what}, so it runs only when you approve it. Nothing was "
+                "run. Add --yes to the command to approve it (there is no terminal to ask in)."
+            )
+            return Approval(approved=False, reason="no one could approve it")
+        from rich.prompt import Confirm
+
+        shown = json.dumps(request.arguments, default=str)
+        if Confirm.ask(f"{request.tool} is {what}. Run it with {shown}?", console=err_console):
+            return Approval(approved=True)
+        self.refused = f"{request.tool} was not run: you declined. Add --yes to skip the question."
+        return Approval(approved=False, reason="the user declined")
+
+
+class _Tracebacks(logging.Handler):
+    """Keeps the tracebacks the invoker logs for unexpected exceptions, by call ref."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.found: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info and record.exc_info[1] is not None:
+            self.found.append("".join(traceback.format_exception(*record.exc_info)))
 
 
 def call_command(
-    target: Annotated[str, typer.Argument(help="Module, package, module:attribute or file path.")],
+    target: Annotated[str, typer.Argument(help=_TARGET_HELP)],
     tool: Annotated[str, typer.Argument(help="Tool name.")],
     arguments: Annotated[str, typer.Argument(help="Arguments as a JSON object.")] = "{}",
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    yes: Annotated[
+        bool,
+        typer.Option("--yes", "-y", help="Approve a destructive call without asking."),
+    ] = False,
+    show_traceback: Annotated[
+        bool,
+        typer.Option("--traceback", help="On failure, print the Python traceback on stderr."),
+    ] = False,
 ) -> None:
-    """Call TOOL from TARGET with JSON arguments, as a model would. Exit 1 on failure."""
+    """Call TOOL from TARGET with JSON arguments, as a model would. Exit 1 on failure.
+
+    A destructive tool asks first on a terminal; --yes approves it without asking.
+    """
     registry = _load(target)
-    result = registry.call_sync(tool, arguments)
+    approver = _Approver(yes)
+    tracebacks = _Tracebacks()
+    calls_log = logging.getLogger("toolkit.calls")
+    calls_log.addHandler(tracebacks)
+    try:
+        result = registry.call_sync(tool, arguments, approver=approver)
+    finally:
+        calls_log.removeHandler(tracebacks)
+    if approver.refused:
+        err_console.print(f"[red]not run:[/] {approver.refused}")
+        raise typer.Exit(1)
     if as_json:
         typer.echo(json.dumps(result.to_dict(), indent=2, default=str))
     else:
         console.print(result_panel(result))
     if result.is_error:
+        if show_traceback:
+            for text in tracebacks.found or [
+                "(no traceback: the tool reported this failure itself)\n"
+            ]:
+                sys.stderr.write(text)
+        elif tracebacks.found:
+            err_console.print("[dim]run again with --traceback to see where it failed[/]")
         raise typer.Exit(1)

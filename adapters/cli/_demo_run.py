@@ -19,13 +19,13 @@ from rich.console import Console
 from rich.prompt import Confirm
 from rich.status import Status
 
-import examples
 from adapters.cli import _demo_view as view
 from adapters.cli._demo_model import ModelChoice
 from adapters.cli._demo_script import REQUEST, SYSTEM_PROMPT, TENANT
+from adapters.demo import carriers_server_config
+from adapters.demo.warehouse_app import build_registry
 from adapters.langgraph import RunSummary, async_sqlite_checkpointer, build_agent
 from adapters.mcp_client import McpClientPool, McpServerConfig
-from examples.warehouse_app import build_registry
 from toolkit import CallRecord, ToolError, ToolRegistry
 
 __all__ = ["DemoOptions", "run_demo"]
@@ -58,8 +58,8 @@ class DemoOptions:
 
 def carriers_config() -> McpServerConfig:
     """The example carriers server, started over stdio with this Python."""
-    script = Path(examples.__file__).with_name("carriers_server.py")
-    return McpServerConfig(name="carriers", command=sys.executable, args=(str(script),))
+    entry = carriers_server_config()
+    return McpServerConfig(name="carriers", command=entry["command"], args=tuple(entry["args"]))
 
 
 def demo_registry() -> ToolRegistry:

@@ -166,4 +166,4 @@ def scripted_model(pause: float = 0.0) -> ScriptedChatModel:
         return next_turn(messages, bound)
 
     # No token counts: a script reads no tokens, and made-up numbers would mislead.
-    return ScriptedChatModel(turns=[think] * 32, input_tokens=0, output_tokens=0)
+    return ScriptedChatModel(turns=[think] * 32)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 from collections.abc import Iterable
 
 from rich.console import Console, Group
@@ -14,8 +16,22 @@ from rich.text import Text
 from toolkit import ToolResult, ToolSpec
 from toolkit.schema import describe_type
 
-console = Console()
-err_console = Console(stderr=True)
+
+def _width(stream: object) -> int | None:
+    """Terminals keep their width; a pipe gets ``$COLUMNS`` or a wide page, never 80 columns."""
+    if getattr(stream, "isatty", lambda: False)():
+        return None
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() else 200
+
+
+console = Console(width=_width(sys.stdout))
+err_console = Console(stderr=True, width=_width(sys.stderr))
+
+
+def count(n: int, noun: str) -> str:
+    """``1 tool``, ``2 tools``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _origin(spec: ToolSpec) -> str:
@@ -34,7 +50,7 @@ def spec_table(specs: Iterable[ToolSpec], title: str = "Tools", *, sources: bool
         sources: Also say where each tool comes from (its module or MCP server address).
     """
     table = Table(title=title, show_lines=True, expand=False)
-    table.add_column("tool", style="bold cyan", no_wrap=True)
+    table.add_column("tool", style="bold cyan", overflow="fold")  # names are never cut off
     table.add_column("description", ratio=2)
     table.add_column("parameters", ratio=3)
     for spec in specs:
@@ -59,24 +75,25 @@ def spec_table(specs: Iterable[ToolSpec], title: str = "Tools", *, sources: bool
             )
             if on
         ]
-        name = Text(spec.name)
+        heading = Text(spec.name)
         if flags:
-            name.append("\n" + ", ".join(flags), style="magenta")
+            heading.append("\n" + ", ".join(flags), style="magenta")
         if sources and spec.source:
-            name.append("\n" + _origin(spec), style="dim")
+            heading.append("\n" + _origin(spec), style="dim")
         summary = spec.description.split("\n\n")[0] or "(no description)"
-        table.add_row(name, summary, params or Text("none", style="dim"))
+        table.add_row(heading, summary, params or Text("none", style="dim"))
     return table
 
 
 def result_panel(result: ToolResult) -> Panel:
-    """A result: JSON highlighted on success, the framed message in red on failure."""
+    """A result as the model reads it: JSON highlighted on success, the message in red on
+    failure. ``toolkit call`` and ``toolkit demo`` show results through here alike."""
     if result.is_error:
         code = result.code.value if result.code else "ERROR"
         return Panel(Text(result.content), title=f"[red]{result.tool} ✗ {code}", border_style="red")
-    body = result.structured if result.structured is not None else result.content
+    body = result.content
     try:
-        shown = json.dumps(body if not isinstance(body, str) else json.loads(body), indent=2)
+        shown = json.dumps(json.loads(body), indent=2, ensure_ascii=False)
         renderable: Syntax | Text = Syntax(shown, "json", word_wrap=True)
     except (ValueError, TypeError):
         renderable = Text(str(body))

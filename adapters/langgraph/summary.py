@@ -11,6 +11,10 @@ from langchain_core.messages import AIMessage
 
 from adapters.langgraph.state import ToolCallEntry
 
+# Inline, so JupyterLab (whose CSS right-aligns table cells) and untrusted notebooks
+# show the table as meant.
+_CELL = "border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top"
+
 __all__ = ["RunSummary"]
 
 
@@ -96,12 +100,12 @@ class RunSummary:
 
     def _repr_html_(self) -> str:
         cells = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+            "<tr>" + "".join(f"<td style='{_CELL}'>{html.escape(c)}</td>" for c in row) + "</tr>"
             for row in self._rows()
         )
-        head = "".join(f"<th>{h}</th>" for h in self._HEAD)
+        head = "".join(f"<th style='{_CELL}'>{h}</th>" for h in self._HEAD)
         return (
-            f"<p>{html.escape(self._headline())}</p>"
-            f"<table><thead><tr>{head}</tr></thead><tbody>{cells}</tbody></table>"
-            f"<p><b>Answer:</b> {html.escape(self.answer)}</p>"
+            f"<p style='text-align:left'>{html.escape(self._headline())}</p>"
+            f"<table style='border-collapse:collapse'><thead><tr>{head}</tr></thead><tbody>{cells}</tbody></table>"
+            f"<p style='text-align:left'><b>Answer:</b> {html.escape(self.answer)}</p>"
         )

@@ -75,17 +75,16 @@ def _run(config: Path, work: Callable[[McpClientPool], Awaitable[_T]]) -> _T:
 
 @mcp_app.command("list")
 def list_tools(config: ConfigArg, server: Annotated[str | None, typer.Argument()] = None) -> None:
-    """List the tools of every server (or one) with their parameters."""
+    """List the tools of every server (or one) by the names `toolkit mcp call` accepts."""
+    # The table `toolkit inspect` prints, on its console (piped output keeps whole lines).
+    from adapters.cli._render import console, count, spec_table
 
     async def work(pool: McpClientPool) -> None:
-        table = Table("tool", "server", "parameters", "description")
-        for tool in await pool.tools(server):
-            params = ", ".join(
-                f"{p}{'*' if p in tool.spec.required else ''}: {s.get('type', 'any')}"
-                for p, s in tool.spec.parameters.items()
-            )
-            table.add_row(tool.name, tool.server, params, (tool.spec.description or "")[:80])
-        _out.print(table)
+        for name in [server] if server else list(pool.servers):
+            registry = ToolRegistry()
+            await pool.register_into(registry, [name], prefix="")  # the names `mcp call` takes
+            specs = registry.specs()
+            console.print(spec_table(specs, title=f"{name}: {count(len(specs), 'tool')}"))
 
     _run(config, work)
 

@@ -39,6 +39,10 @@ from toolkit.result import ToolResult
 from toolkit.runtime import get_portal
 from toolkit.spec import is_valid_name
 
+# Inline, so JupyterLab (whose CSS right-aligns table cells) and untrusted notebooks
+# show the table as meant.
+_CELL = "border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top"
+
 __all__ = ["McpClientPool", "ServerStatus"]
 
 ServersArg = (
@@ -448,7 +452,7 @@ class McpClientPool:
         rows = "".join(
             "<tr>"
             + "".join(
-                f"<td>{html.escape(str(v))}</td>"
+                f"<td style='{_CELL}'>{html.escape(str(v))}</td>"
                 for v in (
                     s.name,
                     s.transport,
@@ -462,9 +466,10 @@ class McpClientPool:
             for s in self.statuses()
         )
         head = "".join(
-            f"<th>{h}</th>" for h in ("server", "transport", "state", "protocol", "tools", "error")
+            f"<th style='{_CELL}'>{h}</th>"
+            for h in ("server", "transport", "state", "protocol", "tools", "error")
         )
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+        return f"<table style='border-collapse:collapse'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
 def _configs(servers: ServersArg) -> dict[str, McpServerConfig]:

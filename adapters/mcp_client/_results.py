@@ -6,6 +6,8 @@ audio and resources are kept as content blocks for the sinks that can show them.
 
 from __future__ import annotations
 
+import re
+
 import mcp_types
 
 from toolkit.errors import ErrorCode, ToolError
@@ -31,13 +33,46 @@ def to_tool_result(result: mcp_types.CallToolResult, *, tool: str) -> ToolResult
     texts = [b.text for b in blocks if isinstance(b, TextContent)]
     text = "\n".join(texts)
     if result.is_error:
-        raise ToolError(
-            text or f"Tool {tool} failed without a message.", code=ErrorCode.EXECUTION_ERROR
-        )
+        raise remote_error(text, tool=tool)
     keep: list[Content] = [b for b in blocks if not isinstance(b, TextContent)]
     if len(texts) > 1 or keep:
         keep = blocks
     return ToolResult(content=text, structured=result.structured_content, blocks=keep, tool=tool)
+
+
+# The frame an mcp-toolkit server puts around a failure (toolkit._messages.frame), and the prefix
+# the MCP SDK's servers put before a tool's exception text.
+_FRAME = re.compile(
+    r"^Error \[(?P<code>[A-Z_]+)\](?: in tool '[^'\n]*')?: (?P<message>.*?)"
+    r"(?P<retry>\nThis may be temporary: the same call can be tried again\.)?"
+    r"(?:\n\(ref (?P<ref>[^)\s]+)\))?\s*$",
+    re.DOTALL,
+)
+_SDK_PREFIX = re.compile(r"^Error executing tool [^:\s]+: ")
+
+
+def remote_error(text: str, *, tool: str) -> ToolError:
+    """The error a server reported, said once: a failure that a remote mcp-toolkit server (or
+    a gateway) already framed keeps its code, its retry hint and its ref (in ``details``) but
+    loses its frame, so the local frame is the only one the model reads.
+    """
+    text = _SDK_PREFIX.sub("", text.strip())
+    match = _FRAME.match(text)
+    if match is None:
+        return ToolError(
+            text or f"Tool {tool} failed without a message.", code=ErrorCode.EXECUTION_ERROR
+        )
+    try:
+        code = ErrorCode(match["code"])
+    except ValueError:
+        code = ErrorCode.EXECUTION_ERROR
+    details = {"remote_ref": match["ref"]} if match["ref"] else {}
+    return ToolError(
+        match["message"].strip() or f"Tool {tool} failed without a message.",
+        code=code,
+        retryable=bool(match["retry"]),
+        details=details,
+    )
 
 
 def _block(block: mcp_types.ContentBlock) -> Content:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -19,6 +20,7 @@ from adapters.mcp_server._gateway import remote_tools
 from adapters.mcp_server._http import serve_http
 from adapters.mcp_server._server import build_server
 from adapters.mcp_server._stdio import serve_stdio
+from toolkit import CallRecord
 from toolkit.loader import load_registry
 from toolkit.registry import ToolRegistry
 
@@ -120,6 +122,7 @@ def serve_command(
         allow_destructive=allow_destructive,
         callers=load_callers(callers) if callers is not None else None,
     )
+    registry.subscribe(_log_call)
 
     async def main() -> None:
         async with AsyncExitStack() as stack:
@@ -129,6 +132,11 @@ def serve_command(
                 remote = await stack.enter_async_context(remote_tools(registry, config))
                 _say(f"Added {len(remote)} remote tools from {config}")
             if transport == "stdio":
+                _stop_at_once_on_ctrl_c()
+                _say(
+                    f"Serving {len(registry)} tools from {server_name} over stdio "
+                    "(MCP messages on stdin/stdout; Ctrl-C stops)"
+                )
                 await serve_stdio(server)
                 return
             auth = f" (bearer token from ${token_env})" if token_env else ""
@@ -221,6 +229,22 @@ def _http_toolsets(
         toolset.register_into(registry)
         _say(f"Added {len(toolset.tools)} HTTP tools")
     return toolsets, has_servers
+
+
+def _log_call(record: CallRecord) -> None:
+    """One line per call on stderr: tool, outcome code, time and the ref messages quote."""
+    code = record.code.value if record.code else "ok"
+    _say(f"call {record.tool} {code} {record.duration_ms:.0f} ms ref {record.call_id}")
+
+
+def _stop_at_once_on_ctrl_c() -> None:
+    """Ctrl-C ends a stdio server now, with exit 130, even while a thread waits on stdin."""
+
+    def stop(signum: int, frame: object) -> None:
+        os.write(2, b"Stopped (Ctrl-C).\n")  # fd 2 directly: no lock a handler could deadlock on
+        os._exit(130)
+
+    signal.signal(signal.SIGINT, stop)
 
 
 def _say(message: str) -> None:

@@ -64,16 +64,17 @@ class ScriptedChatModel(BaseChatModel):
         turns: The assistant turns, in order.
         allow_unbound: Let the script call tools that are not bound (to test how an agent
             handles a hallucinated tool name).
-        input_tokens: ``usage_metadata.input_tokens`` reported per turn.
-        output_tokens: ``usage_metadata.output_tokens`` reported per turn.
+        input_tokens: ``usage_metadata.input_tokens`` reported per turn (default: no usage
+            is reported, as a script reads no tokens).
+        output_tokens: ``usage_metadata.output_tokens`` reported per turn (default: none).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     turns: Sequence[Any] = ()
     allow_unbound: bool = False
-    input_tokens: int = 10
-    output_tokens: int = 5
+    input_tokens: int | None = None
+    output_tokens: int | None = None
     _script: _Script = PrivateAttr()
 
     def model_post_init(self, context: Any, /) -> None:
@@ -155,10 +156,11 @@ class ScriptedChatModel(BaseChatModel):
                 f"{', '.join(bound) or 'no tools'}). Fix the script or bind the tool; pass "
                 "allow_unbound=True to test an unknown tool name on purpose."
             )
-        if message.usage_metadata is None:
+        if message.usage_metadata is None and (self.input_tokens or self.output_tokens):
+            tokens_in, tokens_out = self.input_tokens or 0, self.output_tokens or 0
             message.usage_metadata = {
-                "input_tokens": self.input_tokens,
-                "output_tokens": self.output_tokens,
-                "total_tokens": self.input_tokens + self.output_tokens,
+                "input_tokens": tokens_in,
+                "output_tokens": tokens_out,
+                "total_tokens": tokens_in + tokens_out,
             }
         return message

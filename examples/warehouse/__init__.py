@@ -1,5 +1,10 @@
-"""A small warehouse domain: bins, stock and moves, as a team would already have it.
+"""Alias of :mod:`adapters.demo.warehouse`: the same modules under their older names."""
 
-The functions are ordinary business code with type hints and docstrings; ``@mcp_tool`` makes
-them tools without changing how the rest of the application calls them.
-"""
+import sys
+
+import adapters.demo.warehouse as _package
+from adapters.demo.warehouse import bins, models, reports, stock, store
+
+for _module in (bins, models, reports, stock, store):
+    sys.modules[f"{__name__}.{_module.__name__.rsplit('.', 1)[1]}"] = _module
+sys.modules[__name__] = _package

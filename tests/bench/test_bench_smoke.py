@@ -20,6 +20,7 @@ ROWS = {
         "create_agent",
     ),
     "bench_workers.py": ("toolkit serve --workers", "CPU cores", "The clients share the"),
+    "bench_cli.py": ("import toolkit", "toolkit --help", "toolkit --version", "ratio"),
     "bench_core.py": (
         "decorate 100 functions",
         "build 100 input schemas",

@@ -1,4 +1,8 @@
-"""Every notebook runs top to bottom, offline, in a fresh kernel, without an error."""
+"""Every notebook runs top to bottom, offline, in a fresh kernel, without an error.
+
+The kernel starts in ``notebooks/``, as JupyterLab starts it for a notebook opened there, so a
+notebook that finds its helpers by a path relative to the repository root fails here too.
+"""
 
 from __future__ import annotations
 
@@ -24,7 +28,10 @@ def test_notebook_runs(path: Path) -> None:
     env_backup = os.environ.pop("OPENAI_API_KEY", None)  # the course runs offline
     try:
         NotebookClient(
-            nb, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
+            nb,
+            timeout=180,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(path.parent)}},
         ).execute()
     finally:
         if env_backup is not None:

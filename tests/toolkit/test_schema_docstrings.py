@@ -117,7 +117,7 @@ def test_google_description_keeps_body_and_notes_but_not_sections() -> None:
 
 def test_google_params_with_types_and_paragraphs() -> None:
     assert param_descriptions(google) == {
-        "bin_code": "Code of the bin, for example ``B-01``.\n\nA second paragraph about the code.",
+        "bin_code": "Code of the bin, for example `B-01`.\n\nA second paragraph about the code.",
         "limit": "At most this many rows.",
     }
 
@@ -188,3 +188,27 @@ def test_precedence_argument_then_field_then_docstring() -> None:
 
 def test_description_argument_wins() -> None:
     assert build(google, description="Custom.").description == "Custom."
+
+
+def test_numpy_returns_and_rest_markup_do_not_leak_into_the_description() -> None:
+    doc = """Count the :class:`~warehouse.models.Bin` rows with ``status``.
+
+    See :func:`reset <pkg.store.reset>` and :py:meth:`Store.reset`.
+
+    Parameters
+    ----------
+    status : str
+        Only bins in this state, see :data:`STATES`.
+
+    Returns
+    -------
+    int
+        How many bins.
+    """
+    info = parse_docstring(doc)
+    assert info.description == (
+        "Count the `Bin` rows with `status`.\n\nSee `reset` and `Store.reset`.\n\n"
+        "Returns: How many bins."
+    )
+    assert info.params == {"status": "Only bins in this state, see `STATES`."}
+    assert "-------" not in info.description and ":class:" not in info.description

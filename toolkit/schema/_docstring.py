@@ -86,7 +86,7 @@ def _parse_cached(doc: str) -> DocstringInfo:
     text = _reindent_opening_section(inspect.cleandoc(doc))
     headless = bool(_OPENS_WITH_SECTION.match(text))
     parsed = _best_parse(f"{_PLACEHOLDER}\n\n{text}" if headless else text)
-    parts = [p for p in (parsed.short_description, parsed.long_description) if p]
+    parts = [_plain(p) for p in (parsed.short_description, parsed.long_description) if p]
     if headless and parts and parts[0] == _PLACEHOLDER:
         parts = parts[1:]
     returns = (
@@ -156,5 +156,16 @@ def _reindent_opening_section(text: str) -> str:
 
 def _tidy(text: str) -> str:
     """Join wrapped lines inside paragraphs; keep paragraph breaks."""
-    paragraphs = re.split(r"\n\s*\n", text.strip())
+    paragraphs = re.split(r"\n\s*\n", _plain(text).strip())
     return "\n\n".join(" ".join(line.strip() for line in p.splitlines()) for p in paragraphs)
+
+
+# ":class:`~pkg.Bin`" / ":func:`other <pkg.other>`" and "``literal``": markup for Sphinx, noise
+# for a model. Roles become their target's plain name, double backticks single ones.
+_ROLE = re.compile(r":(?:[a-z]+:)?[a-z]+:`(?:~[\w.]*\.)?([^`<]+?)(?:\s*<[^>]*>)?`")
+_LITERAL = re.compile(r"``([^`]+)``")
+
+
+def _plain(text: str) -> str:
+    """``text`` without reST roles and with Markdown-style inline literals."""
+    return _LITERAL.sub(r"`\1`", _ROLE.sub(r"`\1`", text))

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from adapters.cli import _render, app
 
 ROOT = Path(__file__).resolve().parents[3]
-APP = "examples.warehouse_app:registry"
+APP = "adapters.demo.warehouse_app:registry"
 TOOLKIT = Path(sys.executable).parent / "toolkit"
 
 runner = CliRunner()
@@ -109,13 +109,13 @@ def test_inspect_table_shows_names_types_and_descriptions() -> None:
     result = runner.invoke(app, ["inspect", APP])
     assert result.exit_code == 0, result.output
     out = result.stdout
-    assert "9 tools in examples.warehouse_app:registry" in out
+    assert "9 tools in adapters.demo.warehouse_app:registry" in out
     for fragment in ("query_bins", "tenant_code", "Tenant code of the caller", "read-only"):
         assert fragment in out
 
 
 def test_inspect_package_name_with_check() -> None:
-    result = runner.invoke(app, ["inspect", "examples.warehouse", "--check"])
+    result = runner.invoke(app, ["inspect", "adapters.demo.warehouse", "--check"])
     assert result.exit_code == 0, result.output
     assert "check passed: 7 tools, all documented." in result.stderr
 
@@ -156,7 +156,7 @@ def test_invalid_tool_name_exits_2_with_the_fix(tool_file: Callable[[str], str])
     ("target", "fragment"),
     [
         ("no_such_module_for_cli", "'no_such_module_for_cli' was not found"),
-        ("examples.warehouse_app:nothing", "has no attribute 'nothing'"),
+        ("adapters.demo.warehouse_app:nothing", "has no attribute 'nothing'"),
         ("json", "No tools found in 'json'"),
     ],
 )
@@ -197,7 +197,6 @@ def test_call_json_output_from_a_file(tool_file: Callable[[str], str]) -> None:
         ("get_bins", "{}", ["TOOL_NOT_FOUND", "Did you mean 'get_bin'"]),
         ("get_bin", "{code", ["PARSE_ERROR", "not a JSON object"]),
         ("get_bin", '{"code": "Z-9"}', ["EXECUTION_ERROR", "bin Z-9 not found"]),
-        ("delete_bin", '{"code": "A-01-01"}', ["DENIED", "approval"]),
     ],
 )
 def test_call_failure_exits_1_and_shows_the_message(

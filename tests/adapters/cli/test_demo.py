@@ -24,7 +24,7 @@ from adapters.cli import _demo_run, app
 from adapters.cli._demo_model import ModelChoice
 from adapters.cli._demo_run import DemoOptions, run_demo
 from adapters.mcp_client import McpServerConfig
-from tests.support.openai_stub import Call, OpenAIStub, Turn
+from adapters.testing import Call, OpenAIStub, Turn
 
 ROOT = Path(__file__).resolve().parents[3]
 TOOLKIT = Path(sys.executable).parent / "toolkit"
@@ -112,7 +112,7 @@ def test_offline_run_recovers_quotes_remotely_denies_without_a_terminal() -> Non
     assert "offline: scripted model; set OPENAI_API_KEY to use a real one" in text
     # The tools and where they come from: local modules and the MCP server.
     assert "11 tools in one registry: 9 local functions, 2 from an MCP server" in text
-    assert "examples.warehouse.bins" in text and "mcp://carriers/quote_shipment" in text
+    assert "adapters.demo.warehouse.bins" in text and "mcp://carriers/quote_shipment" in text
     # The failing call comes back as a message, and the model uses it.
     assert "get_bin ✗ EXECUTION_ERROR" in text
     assert "bin A-1-1 not found. Bin codes look like 'A-01-01'; query_bins lists them." in text

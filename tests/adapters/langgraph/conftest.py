@@ -9,7 +9,7 @@ import pytest
 from langchain_openai import ChatOpenAI
 from langgraph.prebuilt import InjectedState
 
-from tests.support.openai_stub import OpenAIStub
+from adapters.testing import OpenAIStub
 from toolkit import ToolContext, ToolError, ToolRegistry, mcp_tool
 
 

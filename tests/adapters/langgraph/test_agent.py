@@ -10,9 +10,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from adapters.langgraph import RunSummary, build_agent
-from adapters.testing import ScriptedChatModel
+from adapters.testing import Call, OpenAIStub, ScriptedChatModel, Turn
 from tests.adapters.langgraph.conftest import chat
-from tests.support.openai_stub import Call, OpenAIStub, Turn
 from toolkit import ToolRegistry, mcp_tool
 
 

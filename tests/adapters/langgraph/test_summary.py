@@ -19,7 +19,9 @@ def ping(host: str) -> str:
 
 def test_summary_counts_in_words_and_escapes_html() -> None:
     model = ScriptedChatModel(
-        turns=[{"tool_calls": [{"name": "ping", "args": {"host": "a"}}]}, "a & b answered"]
+        turns=[{"tool_calls": [{"name": "ping", "args": {"host": "a"}}]}, "a & b answered"],
+        input_tokens=10,
+        output_tokens=5,
     )
     summary = RunSummary.from_state(
         build_agent(model, [ping]).invoke({"messages": [("user", "ping a")]})
@@ -27,6 +29,13 @@ def test_summary_counts_in_words_and_escapes_html() -> None:
     text, page = str(summary), summary._repr_html_()
     assert text.startswith("1 tool call in 1 turn, 30 tokens\n")
     assert "pong from a <ok>" in text and text.endswith("answer: a & b answered")
-    assert "<p>1 tool call in 1 turn, 30 tokens</p>" in page
+    assert ">1 tool call in 1 turn, 30 tokens</p>" in page
     assert "&lt;ok&gt;" in page and "a &amp; b answered" in page
     assert str(RunSummary(answer="", iterations=0)).startswith("0 tool calls in 0 turns, 0 tokens")
+
+
+def test_a_script_reports_no_tokens_unless_told() -> None:
+    model = ScriptedChatModel(turns=["hello"])
+    state = build_agent(model, [ping]).invoke({"messages": [("user", "hi")]})
+    assert state["messages"][-1].usage_metadata is None
+    assert str(RunSummary.from_state(state)).startswith("0 tool calls in 0 turns, 0 tokens")

@@ -26,7 +26,9 @@ def test_list_call_and_test_commands(tmp_path: Path) -> None:
     config.write_text(json.dumps({"mcpServers": servers}))
     runner = CliRunner()
     listed = runner.invoke(mcp_app, ["list", str(config), "echo"], terminal_width=200)
-    assert listed.exit_code == 0 and "echo_add" in listed.output
+    assert listed.exit_code == 0, listed.output
+    # The names `mcp call` accepts, not the prefixed ones a pool registers.
+    assert "│ add " in listed.output and "echo_add" not in listed.output
     called = runner.invoke(mcp_app, ["call", str(config), "echo", "add", '{"a": 2, "b": 3}'])
     assert called.exit_code == 0 and "5" in called.output
     tested = runner.invoke(mcp_app, ["test", str(config)], terminal_width=300)

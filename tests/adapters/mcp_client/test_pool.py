@@ -34,7 +34,7 @@ async def test_modern_and_legacy_servers_both_work_and_connect_lazily() -> None:
             result = await registry.call(name, {"text": "hi"})
             assert (result.content, result.is_error) == ("hi", False)
         assert "modern=ready" in repr(pool)
-        assert "<table>" in pool._repr_html_()
+        assert "<table " in pool._repr_html_() and "text-align:left" in pool._repr_html_()
 
 
 async def test_pagination_is_followed_to_the_end_in_server_order() -> None:

@@ -15,7 +15,7 @@ from adapters.openai import (
     to_openai_tools,
     to_strict_schema,
 )
-from tests.support.openai_stub import OpenAIStub, Turn
+from adapters.testing import OpenAIStub, Turn
 from toolkit import ToolRegistry, mcp_tool
 
 

@@ -7,8 +7,8 @@ from typing import Annotated
 import anyio
 from pydantic import Field
 
-from examples.warehouse.models import BinStatus, Move, StockLine
-from examples.warehouse.store import STORE
+from adapters.demo.warehouse.models import BinStatus, Move, StockLine
+from adapters.demo.warehouse.store import STORE
 from toolkit import Injected, ToolContext, ToolError, mcp_tool
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from examples.warehouse.store import STORE, Store
+from adapters.demo.warehouse.store import STORE, Store
 from toolkit import ToolContext, mcp_tool
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from examples.warehouse.models import Bin, BinStatus, StockLine
+from adapters.demo.warehouse.models import Bin, BinStatus, StockLine
 
 TENANTS = {"acme": [1, 2], "globex": [3]}
 

@@ -6,8 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from examples.warehouse.models import Bin, BinStatus
-from examples.warehouse.store import STORE, TENANTS
+from adapters.demo.warehouse.models import Bin, BinStatus
+from adapters.demo.warehouse.store import STORE, TENANTS
 from toolkit import ToolError, mcp_tool
 
 

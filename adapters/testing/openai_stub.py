@@ -1,0 +1,464 @@
+"""A local OpenAI-compatible chat-completions server, for tests and offline notebooks.
+
+It is a real HTTP server on 127.0.0.1 that speaks ``POST /v1/chat/completions`` (plain JSON and
+SSE streaming) and checks each request the way the OpenAI API does: tool names, ``parameters``
+object schemas, strict-mode rules, at most 128 tools, and every assistant tool call answered by a
+``tool`` message before the conversation moves on. A request that breaks a rule gets HTTP 400
+with an OpenAI-shaped error body, so a client bug fails the test exactly as it would in
+production.
+
+Replies are scripted per test or per notebook::
+
+    from adapters.testing import Call, OpenAIStub, Turn
+
+
+    with OpenAIStub() as stub:
+        stub.script(
+            Turn(tool_calls=[Call("get_bin", {"code": "B-1"})]),
+            Turn(text="Bin B-1 holds 3 items."),
+        )
+        model = ChatOpenAI(base_url=stub.url, api_key="test", model="gpt-test")
+
+A turn may also be a callable ``(request_json) -> Turn`` for replies that depend on the request.
+``OpenAIStub(api_key="sk-good")`` answers any other key with OpenAI's HTTP 401.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from itertools import count
+from typing import Any
+
+__all__ = ["Call", "OpenAIStub", "Turn", "validate_request"]
+
+_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_MAX_TOOLS = 128
+_INVALID_KEY = {
+    "error": {
+        "message": "Incorrect API key provided. You can find your API key at "
+        "https://platform.openai.com/account/api-keys.",
+        "type": "invalid_request_error",
+        "param": None,
+        "code": "invalid_api_key",
+    }
+}
+
+
+@dataclass(frozen=True)
+class Call:
+    """One tool call the scripted assistant makes."""
+
+    name: str
+    arguments: dict[str, Any] | str = field(default_factory=dict)
+    id: str | None = None
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One scripted assistant reply: text, tool calls, or both."""
+
+    text: str | None = None
+    tool_calls: list[Call] = field(default_factory=list)
+    prompt_tokens: int = 10
+    completion_tokens: int = 5
+
+
+ScriptItem = Turn | Callable[[dict[str, Any]], Turn]
+
+
+class _BadRequest(Exception):
+    def __init__(self, message: str, param: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.param = param
+
+
+def _check_strict_schema(schema: Any, path: str) -> None:
+    if not isinstance(schema, dict):
+        return
+    if schema.get("type") == "object" or "properties" in schema:
+        if schema.get("additionalProperties") is not False:
+            raise _BadRequest(
+                f"Invalid schema for function: In context={path}, 'additionalProperties' is "
+                "required to be supplied and to be false."
+            )
+        props = schema.get("properties", {})
+        missing = sorted(set(props) - set(schema.get("required", [])))
+        if missing:
+            raise _BadRequest(
+                f"Invalid schema for function: In context={path}, 'required' is required to "
+                f"be supplied and to be an array including every key in properties. Missing "
+                f"'{missing[0]}'."
+            )
+    if "$ref" in schema and "$defs" not in schema and len(schema) > 1:
+        raise _BadRequest(f"Invalid schema for function: In context={path}, $ref has siblings.")
+    for key in ("properties", "$defs"):
+        for name, sub in (schema.get(key) or {}).items():
+            _check_strict_schema(sub, f"{path}, '{name}'")
+    for key in ("items", "additionalProperties"):
+        _check_strict_schema(schema.get(key), f"{path}, {key}")
+    for key in ("anyOf", "allOf"):
+        for i, sub in enumerate(schema.get(key) or []):
+            _check_strict_schema(sub, f"{path}, {key} {i}")
+    if "oneOf" in schema:
+        raise _BadRequest(
+            f"Invalid schema for function: In context={path}, 'oneOf' is not permitted."
+        )
+
+
+def _check_tools(tools: Any) -> None:
+    if not isinstance(tools, list):
+        raise _BadRequest("Invalid type for 'tools': expected an array.", "tools")
+    if not tools:
+        raise _BadRequest(
+            "Invalid 'tools': empty array. Expected an array with minimum length 1, but got "
+            "an empty array instead.",
+            "tools",
+        )
+    if len(tools) > _MAX_TOOLS:
+        raise _BadRequest(
+            f"Invalid 'tools': array too long. Expected an array with maximum length "
+            f"{_MAX_TOOLS}, but got an array with length {len(tools)} instead.",
+            "tools",
+        )
+    seen: set[str] = set()
+    for i, tool in enumerate(tools):
+        fn = tool.get("function") if isinstance(tool, dict) else None
+        if not isinstance(tool, dict) or tool.get("type") != "function" or not isinstance(fn, dict):
+            raise _BadRequest(f"Invalid 'tools[{i}]': expected a function tool.", f"tools[{i}]")
+        name = fn.get("name", "")
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise _BadRequest(
+                f"Invalid 'tools[{i}].function.name': string does not match pattern. Expected "
+                f"a string that matches the pattern '^[a-zA-Z0-9_-]{{1,64}}$'. Got {name!r}.",
+                f"tools[{i}].function.name",
+            )
+        if name in seen:
+            raise _BadRequest(f"Duplicate tool name {name!r}.", f"tools[{i}].function.name")
+        seen.add(name)
+        params = fn.get("parameters", {"type": "object", "properties": {}})
+        if not isinstance(params, dict) or params.get("type") != "object":
+            raise _BadRequest(
+                f"Invalid schema for function '{name}': schema must be a JSON Schema of "
+                "'type: \"object\"', got 'type: \"{}\"'.".format(
+                    params.get("type") if isinstance(params, dict) else None
+                ),
+                f"tools[{i}].function.parameters",
+            )
+        if fn.get("strict"):
+            _check_strict_schema(params, "(root)")
+
+
+def _check_content(message: dict[str, Any], i: int) -> None:
+    content = message.get("content")
+    if message.get("role") != "tool" or isinstance(content, str):
+        return
+    if not isinstance(content, list) or any(
+        not isinstance(p, dict) or p.get("type") != "text" for p in content
+    ):
+        raise _BadRequest(
+            f"Invalid 'messages[{i}].content': a tool message's content must be a string or "
+            "an array of text parts.",
+            f"messages[{i}].content",
+        )
+
+
+def _check_messages(messages: Any) -> None:
+    if not isinstance(messages, list) or not messages:
+        raise _BadRequest("'messages' must be a non-empty array.", "messages")
+    pending: list[str] = []
+    answered: set[str] = set()
+    for i, message in enumerate(messages):
+        role = message.get("role") if isinstance(message, dict) else None
+        _check_content(message, i)
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id not in pending:
+                raise _BadRequest(
+                    "Invalid parameter: messages with role 'tool' must be a response to a "
+                    "preceeding message with 'tool_calls'.",
+                    f"messages.[{i}].role",
+                )
+            pending.remove(call_id)
+            answered.add(call_id)
+            continue
+        if pending:
+            raise _BadRequest(
+                "An assistant message with 'tool_calls' must be followed by tool messages "
+                "responding to each 'tool_call_id'. The following tool_call_ids did not have "
+                f"response messages: {', '.join(pending)}",
+                f"messages.[{i}].role",
+            )
+        if role == "assistant":
+            for call in message.get("tool_calls") or []:
+                fn = call.get("function", {})
+                try:
+                    json.loads(fn.get("arguments", ""))
+                except ValueError as exc:
+                    raise _BadRequest(
+                        f"messages[{i}]: tool call arguments are not valid JSON."
+                    ) from exc
+                pending.append(call.get("id"))
+    if pending:
+        raise _BadRequest(
+            "An assistant message with 'tool_calls' must be followed by tool messages responding "
+            f"to each 'tool_call_id'. The following tool_call_ids did not have response "
+            f"messages: {', '.join(pending)}",
+            "messages",
+        )
+
+
+def validate_request(body: dict[str, Any]) -> None:
+    """Check a chat-completions request body as the OpenAI API does.
+
+    Raises:
+        ValueError: With OpenAI's wording, when the API would answer HTTP 400.
+    """
+    try:
+        _check_messages(body.get("messages"))
+        if "tools" in body:
+            _check_tools(body["tools"])
+    except _BadRequest as exc:
+        raise ValueError(exc.message) from exc
+
+
+class OpenAIStub:
+    """A scripted, validating chat-completions server on 127.0.0.1.
+
+    Attributes:
+        requests: Every request body received, in order (including rejected ones).
+        rejections: The messages of the HTTP 400 answers sent.
+    """
+
+    def __init__(self, *, model: str = "gpt-stub", api_key: str | None = None) -> None:
+        self.model = model
+        self.api_key = api_key
+        self.requests: list[dict[str, Any]] = []
+        self.rejections: list[str] = []
+        self._script: deque[ScriptItem] = deque()
+        self._lock = threading.Lock()
+        self._ids = count(1)
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def start(self) -> OpenAIStub:
+        """Bind a free port on 127.0.0.1 and serve in a background thread."""
+        handler = _make_handler(self)
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> OpenAIStub:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        """The base URL to give an OpenAI client (ends in ``/v1``)."""
+        assert self._server is not None, "start() the stub first"
+        return f"http://127.0.0.1:{self._server.server_port}/v1"
+
+    # -- scripting -------------------------------------------------------------------------
+    def script(self, *turns: ScriptItem) -> None:
+        """Queue assistant replies, consumed one per request."""
+        with self._lock:
+            self._script.extend(turns)
+
+    @property
+    def remaining(self) -> int:
+        """Scripted replies not yet consumed."""
+        return len(self._script)
+
+    def last_messages(self) -> list[dict[str, Any]]:
+        """The ``messages`` of the last request."""
+        return list(self.requests[-1]["messages"])
+
+    # -- serving ---------------------------------------------------------------------------
+    def _next_turn(self, body: dict[str, Any]) -> Turn:
+        with self._lock:
+            if not self._script:
+                raise _BadRequest("The test script has no reply left for this request.")
+            item = self._script.popleft()
+        return item(body) if callable(item) else item
+
+    def _handle(self, body: dict[str, Any]) -> tuple[int, Any]:
+        self.requests.append(body)
+        try:
+            _check_messages(body.get("messages"))
+            if "tools" in body:
+                _check_tools(body["tools"])
+            turn = self._next_turn(body)
+        except _BadRequest as exc:
+            self.rejections.append(exc.message)
+            error = {
+                "message": exc.message,
+                "type": "invalid_request_error",
+                "param": exc.param,
+                "code": None,
+            }
+            return 400, {"error": error}
+        if turn.tool_calls and not body.get("tools"):
+            # A real model cannot call tools it was not given: keep only the text.
+            turn = Turn(
+                text=turn.text or "(no answer)",
+                prompt_tokens=turn.prompt_tokens,
+                completion_tokens=turn.completion_tokens,
+            )
+        return 200, turn
+
+    def _tool_calls(self, turn: Turn) -> list[dict[str, Any]]:
+        out = []
+        for call in turn.tool_calls:
+            args = call.arguments
+            out.append(
+                {
+                    "id": call.id or f"call_{next(self._ids)}",
+                    "type": "function",
+                    "function": {
+                        "name": call.name,
+                        "arguments": args if isinstance(args, str) else json.dumps(args),
+                    },
+                }
+            )
+        return out
+
+    def _usage(self, turn: Turn) -> dict[str, int]:
+        return {
+            "prompt_tokens": turn.prompt_tokens,
+            "completion_tokens": turn.completion_tokens,
+            "total_tokens": turn.prompt_tokens + turn.completion_tokens,
+        }
+
+    def completion(self, turn: Turn) -> dict[str, Any]:
+        """The non-streaming response body for ``turn``."""
+        calls = self._tool_calls(turn)
+        message: dict[str, Any] = {"role": "assistant", "content": turn.text}
+        if calls:
+            message["tool_calls"] = calls
+        return {
+            "id": f"chatcmpl-{next(self._ids)}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": self.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "tool_calls" if calls else "stop",
+                    "logprobs": None,
+                }
+            ],
+            "usage": self._usage(turn),
+        }
+
+    def chunks(self, turn: Turn, *, include_usage: bool) -> Iterator[dict[str, Any]]:
+        """The SSE chunks for ``turn``: role, text pieces, tool-call pieces, finish, usage."""
+        cid = f"chatcmpl-{next(self._ids)}"
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
+            return {
+                "id": cid,
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": self.model,
+                "choices": [choice],
+            }
+
+        yield chunk({"role": "assistant", "content": ""})
+        text = turn.text or ""
+        for start in range(0, len(text), 8):
+            yield chunk({"content": text[start : start + 8]})
+        calls = self._tool_calls(turn)
+        for index, call in enumerate(calls):
+            fn = call["function"]
+            head = {"index": index, "id": call["id"], "type": "function"}
+            yield chunk(
+                {"tool_calls": [{**head, "function": {"name": fn["name"], "arguments": ""}}]}
+            )
+            args = fn["arguments"]
+            for start in range(0, len(args), 16):
+                piece = {"index": index, "function": {"arguments": args[start : start + 16]}}
+                yield chunk({"tool_calls": [piece]})
+        yield chunk({}, "tool_calls" if calls else "stop")
+        if include_usage:
+            yield {
+                "id": cid,
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": self.model,
+                "choices": [],
+                "usage": self._usage(turn),
+            }
+
+
+def _make_handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
+    class _Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Keep test output quiet."""
+
+        def _send_json(self, status: int, payload: Any) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length)
+            if stub.api_key is not None and self.headers.get("Authorization") != (
+                f"Bearer {stub.api_key}"
+            ):
+                self._send_json(401, _INVALID_KEY)
+                return
+            if self.path.rstrip("/") != "/v1/chat/completions":
+                self._send_json(404, {"error": {"message": f"Unknown path {self.path}"}})
+                return
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                self._send_json(400, {"error": {"message": "We could not parse the JSON body."}})
+                return
+            status, result = stub._handle(body)
+            if status != 200:
+                self._send_json(status, result)
+            elif body.get("stream"):
+                include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+                self._send_stream(stub.chunks(result, include_usage=include_usage))
+            else:
+                self._send_json(200, stub.completion(result))
+
+        def _send_stream(self, chunks: Iterator[dict[str, Any]]) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            for item in chunks:
+                self.wfile.write(f"data: {json.dumps(item)}\n\n".encode())
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+            self.close_connection = True
+
+    return _Handler
