@@ -1,6 +1,6 @@
 # mcp-toolkit MCP server: stateless streamable HTTP, uvicorn workers, one image per tool set.
 #   docker build -t mcp-toolkit .
-#   docker run -p 8000:8000 -e TOOLKIT_TARGET=examples.warehouse_app:registry \
+#   docker run -p 8000:8000 -e TOOLKIT_TARGET=adapters.demo.warehouse_app:registry \
 #       -e MCP_TOKEN=s3cret -e TOOLKIT_TOKEN_ENV=MCP_TOKEN mcp-toolkit
 FROM python:3.11-slim
 
@@ -15,8 +15,7 @@ WORKDIR /app
 COPY pyproject.toml README.md LICENSE ./
 COPY toolkit ./toolkit
 COPY adapters ./adapters
-COPY examples ./examples
-RUN pip install '.[otel,metrics,persist]' && useradd --create-home --uid 10001 toolkit
+RUN pip install '.[mcp,otel,metrics]' && useradd --create-home --uid 10001 toolkit
 USER toolkit
 
 EXPOSE 8000

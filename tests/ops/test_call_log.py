@@ -62,7 +62,7 @@ def test_calls_made_by_another_process_show_up_in_toolkit_calls(tmp_path: Path) 
         f"""
         from toolkit import ToolRegistry
         from toolkit.call_log import CallLog, caller_scope
-        from examples.warehouse_app import registry
+        from adapters.demo.warehouse_app import registry
 
         log = CallLog({str(db)!r}, caller="worker-7").attach(registry)
         registry.call_sync("query_bins", {{"tenant_code": "acme"}})

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from examples.warehouse_app import build_registry
+from adapters.demo.warehouse_app import build_registry
 from tests.toolkit import tools_for_tests as t
 from toolkit import ErrorCode, ToolRegistry, ToolResult
 

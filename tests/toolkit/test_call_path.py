@@ -322,7 +322,7 @@ def test_call_sync_inside_running_loop_is_safe(registry: ToolRegistry) -> None:
 
 
 def test_records_hold_json_data_not_validated_objects() -> None:
-    from examples.warehouse_app import build_registry
+    from adapters.demo.warehouse_app import build_registry
 
     registry = build_registry()
     registry.call_sync("set_bin_status", {"code": "A-01-01", "status": "locked"})

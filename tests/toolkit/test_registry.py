@@ -297,7 +297,7 @@ def test_failing_change_listener_does_not_break_registration() -> None:
 
 
 def test_filter_by_names_and_tags_shares_invoker_settings() -> None:
-    from examples.warehouse_app import build_registry
+    from adapters.demo.warehouse_app import build_registry
 
     registry = build_registry()
     reads = registry.filter(tags=["read"])

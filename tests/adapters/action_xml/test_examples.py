@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from adapters.action_xml import ActionCall, parse_action, render_tools_prompt, tool_examples
-from examples import warehouse
+from adapters.demo import warehouse
 from tests.adapters.action_xml.tools import protocol_registry
 from toolkit import InvalidArguments, ToolRegistry
 
