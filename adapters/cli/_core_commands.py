@@ -108,6 +108,11 @@ class _Tracebacks(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         if record.exc_info and record.exc_info[1] is not None:
             self.found.append("".join(traceback.format_exception(*record.exc_info)))
+            return
+        # The invoker logs the scrubbed traceback in the message, after the first line.
+        _, newline, rest = record.getMessage().partition("\n")
+        if newline and rest.lstrip().startswith("Traceback"):
+            self.found.append(rest + "\n")
 
 
 def call_command(
@@ -130,11 +135,15 @@ def call_command(
     """
     registry = _load(target)
     approver = _Approver(yes)
+    # An approver the application configured on its registry decides; the terminal asks only
+    # when there is none (or --yes overrides it).
+    own = registry.invoker.approver
+    use = approver if yes or own is None else None
     tracebacks = _Tracebacks()
     calls_log = logging.getLogger("toolkit.calls")
     calls_log.addHandler(tracebacks)
     try:
-        result = registry.call_sync(tool, arguments, approver=approver)
+        result = registry.call_sync(tool, arguments, approver=use)
     finally:
         calls_log.removeHandler(tracebacks)
     if approver.refused:
