@@ -119,12 +119,22 @@ def error_html(what: str, exc: BaseException) -> str:
     )
 
 
-def spec_html(spec: ToolSpec) -> str:
-    """One tool: its description, parameters and schema."""
+def facts_html(facts: Sequence[tuple[str, str]]) -> str:
+    """A two-column table of plain-text facts (label, value); empty for no facts."""
+    if not facts:
+        return ""
+    rows = "".join(
+        f"<tr><th style='{_HEAD}'>{escape(k)}</th>{_td(escape(v))}</tr>" for k, v in facts
+    )
+    return f"<table class='tk-f' style='{_TABLE}'>{rows}</table>"
+
+
+def spec_html(spec: ToolSpec, facts: Sequence[tuple[str, str]] = ()) -> str:
+    """One tool: its description, parameters and schema, and any plain-text ``facts``."""
     schema = escape(json.dumps(spec.input_schema, indent=2))
     return (
         f"<div style='{_BLOCK}'><b>{escape(spec.name)}</b>{_badges(spec)}"
-        f"<p style='{_BLOCK}'>{escape(spec.description)}</p>{_params(spec)}"
+        f"<p style='{_BLOCK}'>{escape(spec.description)}</p>{facts_html(facts)}{_params(spec)}"
         f"<details><summary>input schema</summary><pre style='{_PRE}'>{schema}</pre></details>"
         "</div>"
     )
