@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any
@@ -152,5 +153,25 @@ def result_html(result: ToolResult) -> str:
         )
     return (
         f"<div style='{_BLOCK}'><b>{escape(result.tool)}</b> ✓"
-        f"<pre style='{_PRE}'>{escape(text)}</pre></div>"
+        f"<pre style='{_PRE}'>{escape(text)}</pre>{_images(result)}</div>"
     )
+
+
+#: Image types shown inline; anything else (SVG included) stays a content block only.
+_SHOWN_IMAGES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+_BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
+
+
+def _images(result: ToolResult) -> str:
+    """The result's raster images as inline ``<img>`` elements (data URIs)."""
+    out = []
+    for block in result.blocks:
+        if getattr(block, "type", "") != "image":
+            continue
+        mime, data = getattr(block, "mime_type", ""), getattr(block, "data", "")
+        if mime in _SHOWN_IMAGES and _BASE64.match(data):
+            out.append(
+                f"<div style='{_BLOCK}'><img alt='image from {escape(result.tool)}' "
+                f"src='data:{mime};base64,{data}' style='max-width:100%'></div>"
+            )
+    return "".join(out)

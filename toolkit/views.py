@@ -20,7 +20,15 @@ from html import escape
 from toolkit._html import _BLOCK, _ERROR, _PRE, error_html, facts_html, spec_html, table_html
 from toolkit.spec import ToolSpec
 
-__all__ = ["html_error", "html_facts", "html_safe", "html_table", "html_text", "html_tool"]
+__all__ = [
+    "html_error",
+    "html_facts",
+    "html_progress",
+    "html_safe",
+    "html_table",
+    "html_text",
+    "html_tool",
+]
 
 
 def html_table(headers: Sequence[str], rows: Sequence[Sequence[str]], caption: str = "") -> str:
@@ -70,6 +78,36 @@ def html_text(text: str, *, preformatted: bool = False, error: bool = False) -> 
     if preformatted:
         return f"<pre style='{_PRE}{';color:#b00' if error else ''}'>{escape(text)}</pre>"
     return f"<div style='{style}'>{escape(text)}</div>"
+
+
+def html_progress(progress: float, total: float | None = None, message: str | None = None) -> str:
+    """A progress bar for a call's progress updates (the arguments of a progress callback).
+
+    Without a ``total`` the bar cannot be filled, so it shows the count alone.
+
+    Args:
+        progress: Work done so far.
+        total: Work in all, when known.
+        message: What the tool says it is doing.
+
+    Returns:
+        A ``<div>`` with the bar and a left-aligned caption.
+    """
+    known = total is not None and total > 0
+    share = min(max(progress / total, 0.0), 1.0) if known and total else 0.0
+    label = f"{share:.0%}" if known else f"{progress:g}"
+    text = f"{label} · {message}" if message else label
+    track = (
+        "text-align:left;width:240px;height:10px;border-radius:5px;background:rgba(127,127,127,0.2)"
+    )
+    fill = (
+        f"text-align:left;width:{share * 100:.1f}%;height:100%;border-radius:5px;background:#3b82f6"
+    )
+    return (
+        f"<div class='tk-g' style='{_BLOCK};margin:4px 0'>"
+        f"<div style='{track}'><div style='{fill}'></div></div>"
+        f"<div style='{_BLOCK};font-size:12px'>{escape(text)}</div></div>"
+    )
 
 
 def html_error(what: str, exc: BaseException) -> str:

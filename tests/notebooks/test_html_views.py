@@ -16,16 +16,24 @@ from typing import Any
 import pytest
 
 from adapters.action_xml import parse_action
-from adapters.demo import carriers_server_config
+from adapters.demo import carriers_server_config, labels_server_config
 from adapters.demo.warehouse_app import build_registry
 from adapters.http import HttpToolset
 from adapters.langgraph import RunSummary, build_agent
 from adapters.mcp_client import McpClientPool
 from adapters.testing import ScriptedChatModel
-from toolkit import JsonSchemaTool, ToolContext, ToolError, ToolRegistry, ToolResult, ToolSpec
-from toolkit.views import html_safe, html_table, html_text
+from toolkit import (
+    ImageContent,
+    JsonSchemaTool,
+    ToolContext,
+    ToolError,
+    ToolRegistry,
+    ToolResult,
+    ToolSpec,
+)
+from toolkit.views import html_progress, html_safe, html_table, html_text
 
-ALIGNED = {"td", "th", "caption", "ul", "pre", "p"}
+ALIGNED = {"td", "th", "caption", "ul", "pre", "p", "div"}
 
 
 class _Elements(HTMLParser):
@@ -50,7 +58,26 @@ def _styles(style: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def views() -> dict[str, str]:
+def label_call() -> tuple[ToolResult, list[tuple[float, float | None, str | None]]]:
+    """One call of the labels server's tool (served by this package over stdio), with progress."""
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))
+
+    labels = ToolRegistry()
+    with McpClientPool({"labels": labels_server_config(call_timeout=30)}) as pool:
+        pool.register_into_sync(labels)
+        result = labels.call_sync(
+            "labels_shipping_label", {"tracking_id": "TRK-1002"}, ToolContext(progress=on_progress)
+        )
+    return result, seen
+
+
+@pytest.fixture(scope="module")
+def views(
+    label_call: tuple[ToolResult, list[tuple[float, float | None, str | None]]],
+) -> dict[str, str]:
     """Every view, the MCP ones from a live pool talking to the carriers server over stdio."""
     registry = build_registry()
     single = ToolRegistry()
@@ -111,6 +138,8 @@ def views() -> dict[str, str]:
         "tool": registry.get("query_bins")._repr_html_(),  # type: ignore[attr-defined]
         "result": registry.call_sync("get_bin", {"code": "A-01-01"})._repr_html_(),
         "failed result": registry.call_sync("get_bin", {"code": "Z-9"})._repr_html_(),
+        "image result": label_call[0]._repr_html_(),
+        "progress bar": html_progress(*label_call[1][1]),
     }
 
 
@@ -129,6 +158,8 @@ VIEWS = [
     "tool",
     "result",
     "failed result",
+    "image result",
+    "progress bar",
 ]
 
 
@@ -181,6 +212,32 @@ def test_the_parsed_action_view_shows_text_calls_and_errors(views: dict[str, str
     malformed = views["malformed action"]
     assert "ACTION block not run:" in malformed and "color:#b00" in malformed
     assert "no ACTION block" in views["final answer"]
+
+
+def test_a_remote_image_and_its_progress_reach_the_notebook(
+    label_call: tuple[ToolResult, list[tuple[float, float | None, str | None]]],
+    views: dict[str, str],
+) -> None:
+    result, seen = label_call
+    assert not result.is_error, result.content
+    assert [b.type for b in result.blocks] == ["text", "image"]
+    assert [(p, t) for p, t, _ in seen] == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    assert seen[-1][2] == "done"
+    image = [attrs for tag, attrs in _elements(views["image result"]) if tag == "img"]
+    assert len(image) == 1 and image[0]["src"].startswith("data:image/png;base64,iVBORw0KGgo")
+    bar = views["progress bar"]
+    assert "width:50.0%" in bar and "50% · drawing the barcode" in bar
+
+
+def test_svg_images_are_not_inlined_and_a_bar_without_total_shows_the_count() -> None:
+    svg = ToolResult(
+        content="a drawing",
+        tool="draw",
+        blocks=[ImageContent(data="PHN2Zz4=", mime_type="image/svg+xml")],
+    )
+    assert "<img" not in svg._repr_html_()
+    assert "3 · working" in html_progress(3, None, "working")
+    assert "width:100.0%" in html_progress(7, 5)
 
 
 class _Broken(JsonSchemaTool):
