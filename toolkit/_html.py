@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any
@@ -119,12 +120,22 @@ def error_html(what: str, exc: BaseException) -> str:
     )
 
 
-def spec_html(spec: ToolSpec) -> str:
-    """One tool: its description, parameters and schema."""
+def facts_html(facts: Sequence[tuple[str, str]]) -> str:
+    """A two-column table of plain-text facts (label, value); empty for no facts."""
+    if not facts:
+        return ""
+    rows = "".join(
+        f"<tr><th style='{_HEAD}'>{escape(k)}</th>{_td(escape(v))}</tr>" for k, v in facts
+    )
+    return f"<table class='tk-f' style='{_TABLE}'>{rows}</table>"
+
+
+def spec_html(spec: ToolSpec, facts: Sequence[tuple[str, str]] = ()) -> str:
+    """One tool: its description, parameters and schema, and any plain-text ``facts``."""
     schema = escape(json.dumps(spec.input_schema, indent=2))
     return (
         f"<div style='{_BLOCK}'><b>{escape(spec.name)}</b>{_badges(spec)}"
-        f"<p style='{_BLOCK}'>{escape(spec.description)}</p>{_params(spec)}"
+        f"<p style='{_BLOCK}'>{escape(spec.description)}</p>{facts_html(facts)}{_params(spec)}"
         f"<details><summary>input schema</summary><pre style='{_PRE}'>{schema}</pre></details>"
         "</div>"
     )
@@ -142,5 +153,25 @@ def result_html(result: ToolResult) -> str:
         )
     return (
         f"<div style='{_BLOCK}'><b>{escape(result.tool)}</b> ✓"
-        f"<pre style='{_PRE}'>{escape(text)}</pre></div>"
+        f"<pre style='{_PRE}'>{escape(text)}</pre>{_images(result)}</div>"
     )
+
+
+#: Image types shown inline; anything else (SVG included) stays a content block only.
+_SHOWN_IMAGES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+_BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
+
+
+def _images(result: ToolResult) -> str:
+    """The result's raster images as inline ``<img>`` elements (data URIs)."""
+    out = []
+    for block in result.blocks:
+        if getattr(block, "type", "") != "image":
+            continue
+        mime, data = getattr(block, "mime_type", ""), getattr(block, "data", "")
+        if mime in _SHOWN_IMAGES and _BASE64.match(data):
+            out.append(
+                f"<div style='{_BLOCK}'><img alt='image from {escape(result.tool)}' "
+                f"src='data:{mime};base64,{data}' style='max-width:100%'></div>"
+            )
+    return "".join(out)

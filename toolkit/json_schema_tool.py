@@ -93,6 +93,25 @@ class JsonSchemaTool(ABC):
             raise InvalidArguments(problems)
         return arguments
 
+    def view_facts(self) -> list[tuple[str, str]]:
+        """Plain-text ``(label, value)`` pairs a notebook view shows beside the spec.
+
+        Subclasses add what tells their tools apart (a server, an endpoint); none by default.
+        """
+        return []
+
+    def _repr_html_(self) -> str:
+        from toolkit.views import html_safe, html_tool
+
+        def build() -> str:
+            try:
+                facts = self.view_facts()
+            except Exception as exc:  # a broken fact shows as one, the spec still shows
+                facts = [("problem", f"{type(exc).__name__}: {exc}")]
+            return html_tool(self.spec, facts)
+
+        return html_safe(f"tool {_name_of(self)}", build)
+
 
 class _FastCheck:
     """A flat schema (typed properties, ``required``, ``enum``, no extra properties) checked
@@ -169,3 +188,10 @@ def _problem(error: jsonschema.ValidationError) -> ArgumentProblem:
         path = f"{path}.{missing}" if path else missing
         return ArgumentProblem(param=path, kind="missing", message=f"'{missing}' is required")
     return ArgumentProblem(param=path, kind=kind, message=error.message)
+
+
+def _name_of(tool: JsonSchemaTool) -> str:
+    try:
+        return tool.name
+    except Exception:
+        return type(tool).__name__

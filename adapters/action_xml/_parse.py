@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from html import escape
 from typing import Any
 
 from adapters.action_xml._names import from_tag, tag_maps
 from adapters.action_xml._values import arguments_of
 from adapters.action_xml._xml import MalformedAction, parse_block
 from toolkit import ToolRegistry, ToolSpec
+from toolkit.views import html_safe, html_table, html_text
 
 __all__ = ["MAX_BLOCK_CHARS", "MAX_DEPTH", "ActionCall", "ParsedAction", "parse_action"]
 
@@ -58,6 +61,32 @@ class ParsedAction:
     def has_action(self) -> bool:
         """Whether the answer asks for calls (or tried to, see ``error``)."""
         return bool(self.calls) or self.error is not None
+
+    def _repr_html_(self) -> str:
+        return html_safe("parsed action", self._view)
+
+    def _view(self) -> str:
+        parts = []
+        if self.response_text.strip():
+            parts.append(html_text(self.response_text, preformatted=True))
+        if self.error is not None:
+            parts.append(html_text(f"ACTION block not run: {self.error}", error=True))
+        if self.calls:
+            rows = [
+                [
+                    f"<b>{escape(c.name)}</b>",
+                    f"<pre style='text-align:left;margin:0;white-space:pre-wrap'>"
+                    f"{escape(json.dumps(c.arguments, indent=2, default=str))}</pre>",
+                ]
+                for c in self.calls
+            ]
+            n = len(rows)
+            parts.append(
+                html_table(("tool", "arguments"), rows, f"{n} call" + ("" if n == 1 else "s"))
+            )
+        elif self.error is None:
+            parts.append(html_text("no ACTION block: a final answer"))
+        return "".join(parts)
 
 
 def _specs(specs: ToolRegistry | Iterable[ToolSpec] | None) -> list[ToolSpec]:

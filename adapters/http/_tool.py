@@ -254,6 +254,17 @@ class HttpTool(JsonSchemaTool):
             text = text.replace(secret, "***")
         return text
 
+    def view_facts(self) -> list[tuple[str, str]]:
+        """The request a call sends, for the notebook view (secrets masked)."""
+        config = self.config
+        facts = [("request", self._mask(f"{config.verb} {config.endpoint}"))]
+        bound = [p.name for p in config.parameters if p.context_key is not None]
+        if bound:
+            facts.append(("from context", ", ".join(bound)))
+        if config.response_template is not None:
+            facts.append(("response", "rendered by a template"))
+        return facts
+
     def __repr__(self) -> str:
         return f"HttpTool({self._name!r}, {self.config.verb} {self.config.endpoint!r})"
 

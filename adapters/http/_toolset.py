@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Mapping
+from html import escape
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -17,6 +18,7 @@ from adapters.http._template import ResponseTemplate
 from adapters.http._tool import HttpTool
 from toolkit.network import NetworkPolicy
 from toolkit.registry import ToolRegistry
+from toolkit.views import html_safe, html_table
 
 __all__ = ["HttpToolset", "load_http_file"]
 
@@ -212,8 +214,37 @@ class HttpToolset:
     ) -> None:
         await self.aclose()
 
+    def _repr_html_(self) -> str:
+        return html_safe("HTTP toolset", self._tools_html)
+
+    def _tools_html(self) -> str:
+        rows = [_tool_row(tool) for tool in self.tools]
+        n = len(rows)
+        return html_table(
+            ("tool", "request", "description", "parameters"),
+            rows,
+            f"HTTP toolset: {n} tool" + ("" if n == 1 else "s"),
+        )
+
     def __repr__(self) -> str:
         return f"HttpToolset({[t.name for t in self.tools]!r})"
+
+
+def _tool_row(tool: HttpTool) -> list[str]:
+    """One table row; a tool that cannot be described shows its error in its row."""
+    try:
+        spec = tool.spec
+        request = dict(tool.view_facts())["request"]
+        params = ", ".join(f"<code>{escape(p)}</code>" for p in spec.parameters) or "<i>none</i>"
+        return [
+            f"<b>{escape(spec.name)}</b>",
+            f"<code>{escape(request)}</code>",
+            escape(spec.description.split("\n\n")[0]),
+            params,
+        ]
+    except Exception as exc:  # one broken tool must not hide the others
+        problem = f"cannot be described: {type(exc).__name__}: {exc}"
+        return [escape(tool.name), "", f"<span style='color:#b00'>{escape(problem)}</span>", ""]
 
 
 def _collect(

@@ -38,10 +38,7 @@ from toolkit.registry import ToolRegistry
 from toolkit.result import ToolResult
 from toolkit.runtime import get_portal
 from toolkit.spec import is_valid_name
-
-# Inline, so JupyterLab (whose CSS right-aligns table cells) and untrusted notebooks
-# show the table as meant.
-_CELL = "border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top"
+from toolkit.views import html_safe, html_table
 
 __all__ = ["McpClientPool", "ServerStatus"]
 
@@ -449,27 +446,31 @@ class McpClientPool:
         return f"McpClientPool({parts})"
 
     def _repr_html_(self) -> str:
-        rows = "".join(
-            "<tr>"
-            + "".join(
-                f"<td style='{_CELL}'>{html.escape(str(v))}</td>"
-                for v in (
-                    s.name,
-                    s.transport,
-                    s.state,
-                    s.protocol_version or "",
-                    "" if s.tool_count is None else s.tool_count,
-                    s.error or "",
-                )
+        return html_safe("MCP client pool", self._status_html)
+
+    def _status_html(self) -> str:
+        rows = []
+        for s in self.statuses():
+            state = html.escape(s.state)
+            if s.state == "failed":
+                state = f"<span style='color:#b00'>{state}</span>"
+            rows.append(
+                [
+                    f"<b>{html.escape(s.name)}</b>",
+                    html.escape(s.transport),
+                    state,
+                    html.escape(s.protocol_version or ""),
+                    "" if s.tool_count is None else str(s.tool_count),
+                    "" if s.latency_ms is None else f"{s.latency_ms:.0f} ms",
+                    f"<span style='color:#b00'>{html.escape(s.error)}</span>" if s.error else "",
+                ]
             )
-            + "</tr>"
-            for s in self.statuses()
+        n = len(rows)
+        return html_table(
+            ("server", "transport", "state", "protocol", "tools", "check", "error"),
+            rows,
+            f"MCP client pool: {n} server" + ("" if n == 1 else "s"),
         )
-        head = "".join(
-            f"<th style='{_CELL}'>{h}</th>"
-            for h in ("server", "transport", "state", "protocol", "tools", "error")
-        )
-        return f"<table style='border-collapse:collapse'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
 def _configs(servers: ServersArg) -> dict[str, McpServerConfig]:

@@ -110,5 +110,15 @@ class RemoteTool(JsonSchemaTool):
         """The same remote tool under another registry name."""
         return RemoteTool(self._connection, self._tool, name=name)
 
+    def view_facts(self) -> list[tuple[str, str]]:
+        """The server, its transport and the tool's name there, for the notebook view."""
+        config = self._connection.config
+        return [
+            ("server", config.name),
+            ("transport", str(config.transport)),
+            ("remote name", self._tool.name),
+            ("connection", str(self._connection.state)),
+        ]
+
     def __repr__(self) -> str:
         return f"RemoteTool({self._name!r}, server={self.server!r}, remote={self.remote_name!r})"
