@@ -12,32 +12,37 @@ HTTP connections (remote MCP servers, HTTP endpoint tools).
 from __future__ import annotations
 
 from collections.abc import Iterable
-
-import httpcore2
-import httpx2
-from httpcore2._backends.auto import AutoBackend
+from typing import TYPE_CHECKING, Any, cast
 
 from toolkit.network import NetworkPolicy
 
-__all__ = ["PinnedBackend", "pinned_transport"]
+if TYPE_CHECKING:
+    import httpx
+    import httpx2
+
+__all__ = ["PinnedBackend", "pinned_httpx_transport", "pinned_transport"]
 
 SocketOption = (
     tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]
 )
 
 
-class PinnedBackend(httpcore2.AsyncNetworkBackend):
+class PinnedBackend:
     """A network backend whose TCP connections go to policy-checked addresses only.
+
+    It wraps the connection library's own backend (httpcore's for ``httpx``, httpcore2's for
+    the ``httpx2`` the MCP SDK uses) and only changes where a TCP connection goes.
 
     Args:
         policy: The decision.
+        inner: The library's default network backend, which opens the sockets.
         server: Named in denial messages.
     """
 
-    def __init__(self, policy: NetworkPolicy, *, server: str = "") -> None:
+    def __init__(self, policy: NetworkPolicy, inner: Any, *, server: str = "") -> None:
         self._policy = policy
         self._server = server
-        self._inner = AutoBackend()
+        self._inner = inner
 
     async def connect_tcp(
         self,
@@ -46,7 +51,7 @@ class PinnedBackend(httpcore2.AsyncNetworkBackend):
         timeout: float | None = None,
         local_address: str | None = None,
         socket_options: Iterable[SocketOption] | None = None,
-    ) -> httpcore2.AsyncNetworkStream:
+    ) -> Any:
         """Check ``host`` now and connect to the first checked address (or by name if none).
 
         Raises:
@@ -59,7 +64,7 @@ class PinnedBackend(httpcore2.AsyncNetworkBackend):
             port,
             timeout=timeout,
             local_address=local_address,
-            socket_options=socket_options,  # type: ignore[arg-type]
+            socket_options=socket_options,
         )
 
     async def connect_unix_socket(
@@ -67,7 +72,7 @@ class PinnedBackend(httpcore2.AsyncNetworkBackend):
         path: str,
         timeout: float | None = None,
         socket_options: Iterable[SocketOption] | None = None,
-    ) -> httpcore2.AsyncNetworkStream:
+    ) -> Any:
         """Unix sockets bypass the policy: refused."""
         raise PermissionError("the network policy allows TCP connections only")
 
@@ -78,8 +83,30 @@ class PinnedBackend(httpcore2.AsyncNetworkBackend):
 
 def pinned_transport(policy: NetworkPolicy, *, server: str = "") -> httpx2.AsyncHTTPTransport:
     """An ``httpx2`` transport (no proxies from the environment) pinned by ``policy``."""
+    import httpcore2
+    import httpx2
+    from httpcore2._backends.auto import AutoBackend
+
     transport = httpx2.AsyncHTTPTransport(trust_env=False)
     pool = transport._pool
     assert isinstance(pool, httpcore2.AsyncConnectionPool)
-    pool._network_backend = PinnedBackend(policy, server=server)
+    # The pool only calls the backend's methods: the pinned wrapper stands in for its class.
+    pool._network_backend = cast(
+        httpcore2.AsyncNetworkBackend, PinnedBackend(policy, AutoBackend(), server=server)
+    )
+    return transport
+
+
+def pinned_httpx_transport(policy: NetworkPolicy, *, server: str = "") -> httpx.AsyncHTTPTransport:
+    """The same for ``httpx`` (HTTP endpoint tools): connections go to checked addresses only."""
+    import httpcore
+    import httpx
+    from httpcore._backends.auto import AutoBackend
+
+    transport = httpx.AsyncHTTPTransport(trust_env=False)
+    pool = transport._pool
+    assert isinstance(pool, httpcore.AsyncConnectionPool)
+    pool._network_backend = cast(
+        httpcore.AsyncNetworkBackend, PinnedBackend(policy, AutoBackend(), server=server)
+    )
     return transport

@@ -169,6 +169,10 @@ class HttpTool(JsonSchemaTool):
                 json=request.body,
                 timeout=self.config.timeout_seconds,
             )
+        except NetworkPolicyError as exc:
+            # The connect-time check (the transport is pinned): the name now resolves to an
+            # address the policy refuses, e.g. DNS rebinding since the check above. Never retried.
+            raise ToolError(str(exc), code=ErrorCode.DENIED) from None
         except httpx.TimeoutException as exc:
             if isinstance(exc, httpx.ConnectTimeout):
                 raise httpx.ConnectError(str(exc)) from exc

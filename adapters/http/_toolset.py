@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import yaml
 
+from adapters._net import pinned_httpx_transport
 from adapters.http._config import HttpConfigError, HttpToolConfig, parse_tool_configs
 from adapters.http._template import ResponseTemplate
 from adapters.http._tool import HttpTool
@@ -45,6 +46,7 @@ class HttpToolset:
         source: str = "",
     ) -> None:
         self.network_policy = network_policy or NetworkPolicy()
+        self._source = source
         self._clients: dict[asyncio.AbstractEventLoop, httpx.AsyncClient] = {}
         problems: list[str] = []
         templates: dict[str, ResponseTemplate | None] = {}
@@ -152,10 +154,16 @@ class HttpToolset:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            # Seam: a transport that connects only to the address the policy checked (pinned
-            # connect) plugs in here as ``transport=``. Redirects are not followed, so a
+            # Connections go only to addresses the policy checked when they are opened (no gap
+            # for DNS rebinding between check and connect). Redirects are not followed, so a
             # response cannot send a request past the policy.
-            client = httpx.AsyncClient(follow_redirects=False, trust_env=False)
+            client = httpx.AsyncClient(
+                transport=pinned_httpx_transport(
+                    self.network_policy, server=self._source or "HTTP tools"
+                ),
+                follow_redirects=False,
+                trust_env=False,
+            )
             self._clients[loop] = client
         return client
 

@@ -108,3 +108,21 @@ def test_dns_rebinding_between_check_and_connect_is_denied() -> None:
         error = anyio.run(main)
     assert error.code == ErrorCode.DENIED
     assert "loopback" in error.message
+
+
+def test_http_tool_under_dns_rebinding_is_denied() -> None:
+    from adapters.http import HttpToolset
+
+    with serving(http_app(build_server(ToolRegistry(), name="p"), allowed_hosts=["*"])) as url:
+        port = url.rsplit(":", 1)[1]
+        # The check before sending sees a public address; at connect time the name is loopback,
+        # and only the pinned connection stops the request from reaching it.
+        policy = _Rebinding(allow_loopback=False)
+        config = {"probe": {"endpoint": f"http://service.test:{port}/healthz", "method": "GET"}}
+        with HttpToolset.from_config(config, network_policy=policy) as toolset:
+            tools = ToolRegistry()
+            toolset.register_into(tools)
+            result = tools.call_sync("probe", {})
+    assert result.is_error
+    assert result.code == ErrorCode.DENIED
+    assert "loopback" in str(result.content)
