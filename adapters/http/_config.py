@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from toolkit.env_vars import expand_vars, required_vars, secret_values
+
 __all__ = [
     "HttpAuth",
     "HttpConfigError",
@@ -23,7 +25,6 @@ __all__ = [
     "parse_tool_configs",
 ]
 
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 _TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -178,14 +179,11 @@ class HttpToolConfig(BaseModel):
 
     def variables(self) -> list[str]:
         """Environment variables referenced without a default."""
-        texts = [*self.headers.values(), self.auth.token]
-        return sorted({m.group(1) for t in texts for m in _VAR.finditer(t) if m.group(2) is None})
+        return required_vars([*self.headers.values(), self.auth.token])
 
     def secrets(self) -> list[str]:
-        """The current values of referenced variables (masked in every message)."""
-        texts = [*self.headers.values(), self.auth.token]
-        names = {m.group(1) for t in texts for m in _VAR.finditer(t)}
-        return [v for v in (os.environ.get(n, "") for n in names) if len(v) >= 4]
+        """Values and defaults of referenced variables (masked in every message)."""
+        return secret_values([*self.headers.values(), self.auth.token])
 
     def problems(self, tool: str) -> list[str]:
         """Every load-time problem of this config, each naming ``tool``, the field and the fix."""
@@ -246,14 +244,8 @@ class HttpToolConfig(BaseModel):
         return f"HttpToolConfig(method={self.verb!r}, endpoint={self.endpoint!r})"
 
 
-def expand(text: str) -> str:
-    """Replace ``${VAR}`` / ``${VAR:-default}`` with the environment's values."""
-
-    def value(match: re.Match[str]) -> str:
-        default = match.group(2)
-        return os.environ.get(match.group(1), default if default is not None else "")
-
-    return _VAR.sub(value, text)
+#: Kept for callers of the earlier name.
+expand = expand_vars
 
 
 def parse_tool_configs(

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -21,11 +20,12 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from toolkit.env_vars import expand_vars, masked, required_vars, secret_values
+
 __all__ = ["AuthConfig", "McpConfigError", "McpServerConfig", "load_mcp_config"]
 
 Transport = Literal["stdio", "streamable_http", "sse"]
 
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _TRANSPORT_ALIASES: dict[str, Transport] = {
     "stdio": "stdio",
     "http": "streamable_http",
@@ -174,26 +174,25 @@ class McpServerConfig(BaseModel):
 
     @property
     def target(self) -> str:
-        """What we connect to, as a person reads it (no secrets: templates stay unexpanded)."""
+        """What we connect to, as a person reads it.
+
+        No secrets: ``${VAR}`` templates stay unexpanded and their defaults show as ``***``.
+        """
         if self.transport == "stdio":
-            return " ".join([self.command or "", *self.args]).strip()
-        return self.url or ""
+            return masked(" ".join([self.command or "", *self.args]).strip())
+        return masked(self.url or "")
 
     def variables(self) -> list[str]:
         """Names of the environment variables this config refers to."""
-        names: list[str] = []
-        for text in self._templated():
-            names.extend(m.group(1) for m in _VAR.finditer(text) if m.group(2) is None)
-        return sorted(set(names))
+        return required_vars(self._templated())
 
     def missing_variables(self) -> list[str]:
         """Referenced variables that are not set (and have no ``${VAR:-default}``)."""
         return [name for name in self.variables() if name not in os.environ]
 
     def secrets(self) -> list[str]:
-        """The expanded values of every ``${VAR}``: they are masked in every message."""
-        values = [os.environ.get(name, "") for name in self.variables()]
-        return [v for v in values if len(v) >= 4]
+        """Values of every ``${VAR}`` and every ``${VAR:-default}``: masked in every message."""
+        return secret_values(self._templated())
 
     def _templated(self) -> list[str]:
         return [
@@ -227,14 +226,8 @@ class McpServerConfig(BaseModel):
     __str__ = __repr__
 
 
-def expand(text: str) -> str:
-    """Replace ``${VAR}`` / ``${VAR:-default}`` with the environment's values."""
-
-    def value(match: re.Match[str]) -> str:
-        default = match.group(2)
-        return os.environ.get(match.group(1), default if default is not None else "")
-
-    return _VAR.sub(value, text)
+#: Kept for callers of the earlier name.
+expand = expand_vars
 
 
 def parse_servers(data: Any, *, source: str = "config") -> dict[str, McpServerConfig]:
