@@ -16,7 +16,14 @@ import os
 import re
 from collections.abc import Iterable
 
-__all__ = ["VAR_PATTERN", "expand_vars", "masked", "required_vars", "secret_values"]
+__all__ = [
+    "VAR_PATTERN",
+    "auth_headers",
+    "expand_vars",
+    "masked",
+    "required_vars",
+    "secret_values",
+]
 
 #: ``${NAME}`` or ``${NAME:-default}``.
 VAR_PATTERN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -56,3 +63,19 @@ def masked(text: str) -> str:
     return VAR_PATTERN.sub(
         lambda m: f"${{{m.group(1)}:-***}}" if m.group(2) is not None else m.group(0), text
     )
+
+
+def auth_headers(kind: str, token: str, header: str) -> dict[str, str]:
+    """The headers of a static credential, expanded now (call only when a request is sent).
+
+    Args:
+        kind: ``"bearer"`` (``Authorization: Bearer <token>``), ``"header"`` (``header: token``);
+            anything else sends no credential header.
+        token: The credential, normally a ``${VAR}`` reference.
+        header: The header name for ``"header"``.
+    """
+    if kind == "bearer":
+        return {"Authorization": f"Bearer {expand_vars(token)}"}
+    if kind == "header":
+        return {header: expand_vars(token)}
+    return {}

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from toolkit.env_vars import expand_vars, required_vars, secret_values
+from toolkit.env_vars import auth_headers, expand_vars, required_vars, secret_values
 
 __all__ = [
     "HttpAuth",
@@ -74,12 +74,7 @@ class HttpAuth(BaseModel):
 
     def headers(self) -> dict[str, str]:
         """The headers to send, with variables expanded (call only when sending)."""
-        if self.type == "none":
-            return {}
-        token = expand(self.token)
-        if self.type == "bearer":
-            return {"Authorization": f"Bearer {token}"}
-        return {self.header: token}
+        return auth_headers(self.type, self.token, self.header)
 
     def __repr__(self) -> str:
         return f"HttpAuth(type={self.type!r})"

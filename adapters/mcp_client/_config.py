@@ -20,7 +20,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from toolkit.env_vars import expand_vars, masked, required_vars, secret_values
+from toolkit.env_vars import auth_headers, expand_vars, masked, required_vars, secret_values
 
 __all__ = ["AuthConfig", "McpConfigError", "McpServerConfig", "load_mcp_config"]
 
@@ -67,13 +67,8 @@ class AuthConfig(BaseModel):
     redirect_uri: str = "http://127.0.0.1:33418/callback"
 
     def headers(self) -> dict[str, str]:
-        """The headers to send, with variables expanded."""
-        if self.type in ("none", "oauth"):
-            return {}
-        token = expand(self.token)
-        if self.type == "bearer":
-            return {"Authorization": f"Bearer {token}"}
-        return {self.header: token}
+        """The headers to send, with variables expanded (call only when sending)."""
+        return auth_headers(self.type, self.token, self.header)
 
     def __repr__(self) -> str:
         return f"AuthConfig(type={self.type!r})"

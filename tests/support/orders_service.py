@@ -10,20 +10,18 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-import socket
-import threading
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import uvicorn
 from fastapi import FastAPI, Header, HTTPException, Response
 from fastapi.responses import JSONResponse, PlainTextResponse
 from pydantic import BaseModel
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from tests.support.serving import serving as _serving
 
 
 @dataclass
@@ -154,26 +152,9 @@ def orders_app() -> FastAPI:
     return app
 
 
-@contextmanager
-def serving(app: ASGIApp) -> Iterator[str]:
-    """Run ``app`` with uvicorn in a thread on a free 127.0.0.1 port; yield its base URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start within 20 s")
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
+def serving(app: ASGIApp) -> AbstractContextManager[str]:
+    """The orders service app served without lifespan events."""
+    return _serving(app, lifespan="off")
 
 
 @contextmanager

@@ -2,39 +2,13 @@
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import pytest
-import uvicorn
-from starlette.types import ASGIApp
+
+from tests.support.serving import serving
+
+__all__ = ["serving"]
 
 
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@contextmanager
-def serving(app: ASGIApp) -> Iterator[str]:
-    """Run ``app`` with uvicorn in a thread on a free 127.0.0.1 port; yield its base URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start within 20 s")
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
