@@ -12,7 +12,7 @@ HTTP connections (remote MCP servers, HTTP endpoint tools).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from toolkit.network import NetworkPolicy
 
@@ -81,32 +81,26 @@ class PinnedBackend:
         await self._inner.sleep(seconds)
 
 
+def _pin(transport: Any, inner: Any, policy: NetworkPolicy, server: str) -> None:
+    # The pool only calls its backend's methods: the pinned wrapper stands in for its class.
+    transport._pool._network_backend = PinnedBackend(policy, inner, server=server)
+
+
 def pinned_transport(policy: NetworkPolicy, *, server: str = "") -> httpx2.AsyncHTTPTransport:
     """An ``httpx2`` transport (no proxies from the environment) pinned by ``policy``."""
-    import httpcore2
     import httpx2
     from httpcore2._backends.auto import AutoBackend
 
     transport = httpx2.AsyncHTTPTransport(trust_env=False)
-    pool = transport._pool
-    assert isinstance(pool, httpcore2.AsyncConnectionPool)
-    # The pool only calls the backend's methods: the pinned wrapper stands in for its class.
-    pool._network_backend = cast(
-        httpcore2.AsyncNetworkBackend, PinnedBackend(policy, AutoBackend(), server=server)
-    )
+    _pin(transport, AutoBackend(), policy, server)
     return transport
 
 
 def pinned_httpx_transport(policy: NetworkPolicy, *, server: str = "") -> httpx.AsyncHTTPTransport:
     """The same for ``httpx`` (HTTP endpoint tools): connections go to checked addresses only."""
-    import httpcore
     import httpx
     from httpcore._backends.auto import AutoBackend
 
     transport = httpx.AsyncHTTPTransport(trust_env=False)
-    pool = transport._pool
-    assert isinstance(pool, httpcore.AsyncConnectionPool)
-    pool._network_backend = cast(
-        httpcore.AsyncNetworkBackend, PinnedBackend(policy, AutoBackend(), server=server)
-    )
+    _pin(transport, AutoBackend(), policy, server)
     return transport
