@@ -20,6 +20,7 @@ from adapters.http._tool import HttpTool
 from toolkit.network import NetworkPolicy
 from toolkit.registry import ToolRegistry
 from toolkit.views import html_safe, html_table
+from toolkit.wire_log import httpx_event_hooks
 
 __all__ = ["HttpToolset", "load_http_file"]
 
@@ -163,6 +164,9 @@ class HttpToolset:
                 ),
                 follow_redirects=False,
                 trust_env=False,
+                event_hooks=httpx_event_hooks(
+                    [secret for tool in self.tools for secret in tool.config.secrets()]
+                ),
             )
             self._clients[loop] = client
         return client

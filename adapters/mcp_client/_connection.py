@@ -43,6 +43,7 @@ from adapters.mcp_client._process import ChildProcess, stdio_transport
 from toolkit.context import ProgressCallback
 from toolkit.errors import ErrorCode, ToolError
 from toolkit.network import NetworkPolicy, NetworkPolicyError
+from toolkit.wire_log import httpx_event_hooks
 
 __all__ = ["Connection", "ConnectionState"]
 
@@ -347,7 +348,9 @@ class Connection:
             auth=oauth_for(self.config, self._handlers),
             headers=self.config.http_headers(),
             timeout=timeout or httpx2.Timeout(self.config.connect_timeout, read=300.0),
-            event_hooks={"request": [add_call_headers], "response": [note_auth]},
+            event_hooks=_with_wire_log(
+                {"request": [add_call_headers], "response": [note_auth]}, self.config.secrets()
+            ),
             trust_env=False,
             transport=pinned_transport(self._network, server=self.config.name),
         )
@@ -472,3 +475,9 @@ async def _cancel_on(event: anyio.Event, scope: anyio.CancelScope) -> None:
 async def _http_transport(url: str, http: httpx2.AsyncClient) -> AsyncIterator[TransportStreams]:
     async with http, streamable_http_client(url, http_client=http) as streams:
         yield streams
+
+
+def _with_wire_log(hooks: dict[str, list[Any]], secrets: list[str]) -> dict[str, list[Any]]:
+    """``hooks`` plus the opt-in wire debug log (``TOOLKIT_WIRE_LOG=1``), secrets masked."""
+    wire = httpx_event_hooks(secrets)
+    return {name: [*hooks.get(name, []), *wire.get(name, [])] for name in {*hooks, *wire}}

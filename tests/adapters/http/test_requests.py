@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import pytest
@@ -313,3 +314,30 @@ async def test_header_variables_are_read_when_each_request_is_sent(
     assert (first.headers["x-api-key"], first.headers["x-region"]) == ("key-one", "eu")
     assert (second.headers["x-api-key"], second.headers["x-other"]) == ("key-two", "key-two")
     assert "key-" not in repr(toolset.tools[0].config) + repr(toolset.tools[0].spec)
+
+
+async def test_the_wire_log_shows_each_exchange_with_secrets_masked(
+    base: str, recorder: Recorder, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TOOLKIT_WIRE_LOG", "1")
+    monkeypatch.setenv("ORDERS_KEY", "k-wire-secret")
+    config = one_tool(
+        base,
+        "order",
+        endpoint="/users/{userId}/orders/{orderId}",
+        headers={"X-Api-Key": "${ORDERS_KEY}"},
+        parameters=[
+            {"name": "userId", "position": "path", "required": True},
+            {"name": "orderId", "position": "path", "required": True},
+        ],
+    )
+    registry, toolset = registry_for(config)
+    with caplog.at_level(logging.DEBUG, logger="toolkit.wire"):
+        async with toolset:
+            result = await registry.call("order", {"userId": "u1", "orderId": "o7"})
+    assert not result.is_error, result.content
+    assert recorder.last.headers["x-api-key"] == "k-wire-secret"
+    lines = [r.getMessage() for r in caplog.records if r.name == "toolkit.wire"]
+    assert len(lines) == 1
+    assert lines[0].startswith(f"http GET {base}/users/u1/orders/o7 -> 200 in ")
+    assert "k-wire-secret" not in lines[0]
