@@ -8,7 +8,7 @@ becomes ``sampling/createMessage``, each on the stream of the request being answ
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import Any
 
 import mcp_types
@@ -36,11 +36,20 @@ class SessionChannel:
     Args:
         ctx: The SDK's context of the ``tools/call`` being answered.
         levels: Log level per client (``session_key``), as set by ``logging/setLevel``.
+        scrub: Masks secrets in text before it leaves (the registry processor's scrubber), so
+            a log line reaches the client as clean as an error message reaches the model.
     """
 
-    def __init__(self, ctx: ServerRequestContext[Any], levels: MutableMapping[str, str]) -> None:
+    def __init__(
+        self,
+        ctx: ServerRequestContext[Any],
+        levels: MutableMapping[str, str],
+        *,
+        scrub: Callable[[str], str] = str,
+    ) -> None:
         self._ctx = ctx
         self._levels = levels
+        self._scrub = scrub
 
     async def log(self, level: LogLevel, data: Any, logger: str | None) -> None:
         """Send ``data`` unless the client asked for a higher level only."""
@@ -50,8 +59,17 @@ class SessionChannel:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # deprecated only from 2026-07-28 on
             await self._ctx.session.send_log_message(
-                level, data, logger=logger, related_request_id=self._ctx.request_id
+                level, self._clean(data), logger=logger, related_request_id=self._ctx.request_id
             )
+
+    def _clean(self, data: Any) -> Any:
+        if isinstance(data, str):
+            return self._scrub(data)
+        if isinstance(data, Mapping):
+            return {key: self._clean(value) for key, value in data.items()}
+        if isinstance(data, list | tuple):
+            return [self._clean(value) for value in data]
+        return data
 
     async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicitation:
         """Ask the user; ``DENIED`` when the client declared no elicitation capability."""

@@ -160,7 +160,7 @@ class RegistryServer(Server[Any]):
             call_id=call_id,
             values={**_caller_values(ctx), **self._caller(ctx)},
             progress=ctx.session.report_progress,
-            client=SessionChannel(ctx, self._log_levels),
+            client=SessionChannel(ctx, self._log_levels, scrub=self.registry.processor.scrub),
         )
         # The registry's own approver decides when it has one; else the client's user does.
         approver = None if self.registry.invoker.approver is not None else self._approver

@@ -11,6 +11,7 @@ from mcp.client.session import ClientRequestContext
 
 from adapters.mcp_server import build_server
 from tests.conformance import everything_server
+from toolkit import ToolContext, ToolRegistry, mcp_tool
 
 pytestmark = [
     pytest.mark.anyio,
@@ -225,3 +226,26 @@ async def test_toolkit_log_records_during_a_call_reach_the_client() -> None:
     assert [(r.level, r.data, r.logger) for r in received] == [
         ("warning", "disk 91% full", "toolkit.disk")
     ]
+
+
+async def test_log_messages_to_the_client_are_scrubbed_of_secrets() -> None:
+    @mcp_tool
+    async def connect(context: ToolContext) -> str:
+        """Connect to the warehouse database."""
+        await context.log("info", "connecting with password=hunter2-very-secret")
+        await context.log("info", {"url": "postgres://app:s3cr3t-pass@db/stock", "step": 1})
+        return "connected"
+
+    received: list[Any] = []
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        received.append(params.data)
+
+    registry = ToolRegistry()
+    registry.register(connect)
+    async with Client(build_server(registry), mode="legacy", logging_callback=on_log) as client:
+        await client.call_tool("connect", {})
+    assert len(received) == 2
+    shown = repr(received)
+    assert "hunter2-very-secret" not in shown and "s3cr3t-pass" not in shown
+    assert received[1]["step"] == 1
