@@ -176,6 +176,6 @@ def _work() -> None:
             job.result = job.context.run(job.fn, *job.args)
         except BaseException as exc:  # handed to the caller, whatever it is
             job.error = exc
-        job.done.release()
-        with _lock:
+        with _lock:  # idle before the caller wakes, so its next call finds this worker
             _idle[0] += 1
+        job.done.release()

@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic_core import to_jsonable_python
-from tenacity import RetryCallState, Retrying, wait_exponential_jitter
+from tenacity import RetryCallState, Retrying, wait_exponential, wait_random
 
 from toolkit import _arguments, _messages
 from toolkit._redact import (
@@ -352,10 +352,12 @@ class Invoker:
         computes the wait through its public ``Retrying`` and ``RetryCallState``.
         """
         initial, cap = self.retry_wait
-        retrying = Retrying(wait=wait_exponential_jitter(initial=initial, max=cap, jitter=initial))
+        retrying = Retrying(
+            wait=wait_exponential(multiplier=initial, max=cap) + wait_random(0, initial)
+        )
         state = RetryCallState(retrying, fn=None, args=(), kwargs={})
         state.attempt_number = attempt
-        return float(retrying.wait(state))
+        return min(cap, float(retrying.wait(state)))
 
     def _scrub(self, text: str, args: Any) -> str:
         text = self.processor.scrub(text)

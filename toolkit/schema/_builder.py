@@ -221,4 +221,4 @@ def _output(
     }
     if defs:
         wrapped["$defs"] = defs
-    return wrapped, AnnotationOutput(adapter, name, wraps=True), True
+    return wrapped, AnnotationOutput(adapter, name, wraps=True, hint=hint), True

@@ -18,6 +18,7 @@ dumped in JSON mode; a mismatch is a :class:`~toolkit.errors.ToolError`.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -28,13 +29,27 @@ from toolkit.errors import ErrorCode, ToolError
 __all__ = ["AnnotationOutput", "SchemaOutput", "dumps", "serialize_plain"]
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def dumps(value: Any) -> str:
     """Compact JSON text; non-ASCII characters are kept as they are."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(value)
 
 
 def _text_of(json_value: Any) -> str:
     return json_value if isinstance(json_value, str) else dumps(json_value)
+
+
+def _scalar_text(value: str | int | float | bool) -> str | None:
+    """The JSON text of a scalar, or ``None`` when pydantic must decide (huge ints, NaN)."""
+    if type(value) is str:
+        return value
+    if type(value) is bool:
+        return "true" if value else "false"
+    if type(value) is int:
+        return str(value) if value.bit_length() <= 64 else None
+    return repr(value) if math.isfinite(value) else None
 
 
 def serialize_plain(value: Any) -> tuple[str, Any]:
@@ -62,15 +77,25 @@ def _mismatch(expected: str, errors: list[dict[str, Any]]) -> ToolError:
 class AnnotationOutput:
     """Validates and dumps return values against the function's return annotation."""
 
-    __slots__ = ("_adapter", "_expected", "_wraps")
+    __slots__ = ("_adapter", "_expected", "_plain", "_wraps")
 
-    def __init__(self, adapter: TypeAdapter[Any], expected: str, wraps: bool) -> None:
+    def __init__(
+        self, adapter: TypeAdapter[Any], expected: str, wraps: bool, hint: Any = None
+    ) -> None:
         self._adapter = adapter
         self._expected = expected
         self._wraps = wraps
+        # A value of exactly the declared scalar type is its own JSON value: no pydantic round
+        # trip (a third of a trivial call's cost). Floats only when finite (pydantic writes
+        # NaN and infinities as null).
+        self._plain = hint if hint in (int, str, bool, float) else None
 
     def serialize(self, value: Any) -> tuple[str, Any]:
         """``(text, structured)``; structured is ``{"result": ...}`` for wrapped results."""
+        if type(value) is self._plain:
+            text = _scalar_text(value)
+            if text is not None:
+                return text, ({"result": value} if self._wraps else value)
         try:
             json_value = self._adapter.dump_python(
                 self._adapter.validate_python(value), mode="json"
