@@ -43,11 +43,11 @@ def _text_of(json_value: Any) -> str:
 
 def _scalar_text(value: str | int | float | bool) -> str | None:
     """The JSON text of a scalar, or ``None`` when pydantic must decide (huge ints, NaN)."""
-    if type(value) is str:
+    if isinstance(value, str):
         return value
-    if type(value) is bool:
+    if isinstance(value, bool):
         return "true" if value else "false"
-    if type(value) is int:
+    if isinstance(value, int):
         return str(value) if value.bit_length() <= 64 else None
     return repr(value) if math.isfinite(value) else None
 
