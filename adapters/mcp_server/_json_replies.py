@@ -10,7 +10,6 @@ that is not one plain JSON-RPC request, keep the SDK's SSE path.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
@@ -18,12 +17,16 @@ from typing import Any
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import LOG_LEVEL_META_KEY
 from starlette.applications import Starlette
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from adapters.mcp_server._body import read_body
 
 __all__ = ["JsonRepliesFirst"]
 
-_STREAMING_METHODS = frozenset({"subscriptions/listen"})
-_STREAMING_META = frozenset({"progressToken", LOG_LEVEL_META_KEY})
+#: Requests that mention any of these (a listen stream, progress or log opt-ins) get SSE.
+_STREAMING_KEYS = tuple(
+    f'"{key}"'.encode() for key in ("subscriptions/listen", "progressToken", LOG_LEVEL_META_KEY)
+)
 
 
 class JsonRepliesFirst:
@@ -57,56 +60,24 @@ class JsonRepliesFirst:
         if scope["type"] != "http" or scope["method"] != "POST" or _route(scope) != self._path:
             await self._app(scope, receive, send)
             return
-        messages, body, complete = await self._read(receive)
-        replay = _replay(messages, receive)
+        body, complete, replay = await read_body(scope, receive, self._limit)
         if complete and not _needs_stream(body):
             await self._json.handle_request(scope, replay, send)
         else:
             await self._app(scope, replay, send)
 
-    async def _read(self, receive: Receive) -> tuple[list[Message], bytes, bool]:
-        """The request's first messages, up to the size limit, and whether that is all."""
-        messages: list[Message] = []
-        chunks: list[bytes] = []
-        size = 0
-        while size <= self._limit:
-            message = await receive()
-            messages.append(message)
-            if message["type"] != "http.request":
-                return messages, b"", False
-            chunk = message.get("body", b"")
-            chunks.append(chunk)
-            size += len(chunk)
-            if not message.get("more_body", False):
-                return messages, b"".join(chunks), size <= self._limit
-        return messages, b"", False
-
 
 def _needs_stream(body: bytes) -> bool:
-    try:
-        message = json.loads(body)
-    except ValueError:
-        return True
-    if not isinstance(message, dict) or message.get("method") in _STREAMING_METHODS:
-        return True
-    params = message.get("params")
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    return isinstance(meta, dict) and not _STREAMING_META.isdisjoint(meta)
+    # A byte scan, not a parse (the SDK parses the body next): a request that mentions none of
+    # the streaming keys anywhere cannot ask for a stream. A mention inside an argument value
+    # only costs that request the SSE path, which serves everything.
+    return body.lstrip()[:1] != b"{" or any(key in body for key in _STREAMING_KEYS)
 
 
 def _route(scope: Scope) -> str:
     path: str = scope["path"]
     root: str = scope.get("root_path", "")
     return path[len(root) :] if root and path.startswith(root) else path
-
-
-def _replay(messages: list[Message], receive: Receive) -> Receive:
-    pending = list(messages)
-
-    async def replayed() -> Message:
-        return pending.pop(0) if pending else await receive()
-
-    return replayed
 
 
 def _both(

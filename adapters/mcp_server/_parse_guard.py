@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from adapters.mcp_server._body import read_body
 
 __all__ = ["MAX_DEPTH", "ParseGuard", "too_deep"]
 
@@ -40,28 +42,10 @@ class ParseGuard:
         if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self._path:
             await self._app(scope, receive, send)
             return
-        messages: list[Message] = []
-        chunks: list[bytes] = []
-        size, complete = 0, False
-        while size <= self._limit:
-            message = await receive()
-            messages.append(message)
-            if message["type"] != "http.request":
-                break
-            chunk = message.get("body", b"")
-            chunks.append(chunk)
-            size += len(chunk)
-            if not message.get("more_body", False):
-                complete = size <= self._limit
-                break
-        if complete and too_deep(b"".join(chunks)):
+        body, complete, replay = await read_body(scope, receive, self._limit)
+        if complete and too_deep(body):
             await _parse_error(send)
             return
-        pending = list(messages)
-
-        async def replay() -> Message:
-            return pending.pop(0) if pending else await receive()
-
         await self._app(scope, replay, send)
 
 

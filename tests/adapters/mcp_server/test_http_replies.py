@@ -67,6 +67,15 @@ def test_a_log_opt_in_is_streamed(url: str) -> None:
     assert _messages(response)[-1]["result"]["content"][0]["text"] == "hi"
 
 
+def test_a_streaming_key_inside_an_argument_is_still_answered(url: str) -> None:
+    # The router scans bytes rather than parsing twice: a mention inside a value errs to SSE.
+    response = httpx.post(
+        url, content=_call("echo", {"text": '"progressToken"'}), headers=HEADERS, timeout=20
+    )
+    assert response.status_code == 200
+    assert _messages(response)[-1]["result"]["content"][0]["text"] == '"progressToken"'
+
+
 @pytest.mark.parametrize(
     "body",
     [b"[" + _call("echo", {"text": "hi"}) + b"]", b'{"jsonrpc": "2.0", "id": 1, "method": '],
