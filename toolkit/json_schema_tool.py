@@ -114,21 +114,24 @@ class JsonSchemaTool(ABC):
 
 
 class _FastCheck:
-    """A flat schema (typed properties, ``required``, ``enum``, no extra properties) checked
-    without jsonschema. It only ever accepts: anything it does not accept goes to the full
-    validator, which decides and words the problems, so results are the same either way."""
+    """A flat schema (typed properties, ``required``, ``enum``, extra properties allowed or
+    not) checked without jsonschema. It only ever accepts: anything it does not accept goes to
+    the full validator, which decides and words the problems, so results are the same either
+    way."""
 
-    __slots__ = ("enums", "properties", "required")
+    __slots__ = ("enums", "extra_allowed", "properties", "required")
 
     def __init__(
         self,
         properties: dict[str, tuple[type, ...]],
         required: frozenset[str],
         enums: dict[str, list[Any]],
+        extra_allowed: bool,
     ) -> None:
         self.properties = properties
         self.required = required
         self.enums = enums
+        self.extra_allowed = extra_allowed
 
     @classmethod
     def of(cls, schema: dict[str, Any]) -> _FastCheck | None:
@@ -142,8 +145,9 @@ class _FastCheck:
             "description",
         }:
             return None
-        if schema.get("type") != "object" or schema.get("additionalProperties") is not False:
-            return None
+        extra = schema.get("additionalProperties", True)
+        if schema.get("type") != "object" or extra not in (True, False):
+            return None  # a schema for extra properties needs the full validator
         properties: dict[str, tuple[type, ...]] = {}
         enums: dict[str, list[Any]] = {}
         for name, prop in (schema.get("properties") or {}).items():
@@ -153,13 +157,19 @@ class _FastCheck:
             properties[name] = _PY_TYPES[kind]
             if "enum" in prop:
                 enums[name] = list(prop["enum"])
-        return cls(properties, frozenset(schema.get("required") or ()), enums)
+        return cls(
+            properties, frozenset(schema.get("required") or ()), enums, extra_allowed=extra is True
+        )
 
     def accepts(self, arguments: dict[str, Any]) -> bool:
         properties = self.properties
         for name, value in arguments.items():
             types = properties.get(name)
-            if types is None or not isinstance(value, types):
+            if types is None:
+                if self.extra_allowed:
+                    continue  # an extra property the schema allows, whatever its value
+                return False
+            if not isinstance(value, types):
                 return False
             if isinstance(value, bool) and bool not in types:
                 return False

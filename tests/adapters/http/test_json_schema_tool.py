@@ -29,7 +29,13 @@ class Flat(JsonSchemaTool):
     """A tool with a flat schema."""
 
     name = "flat"
-    spec = ToolSpec(name="flat", description="Flat.", input_schema=SCHEMA)
+
+    def __init__(self, schema: dict[str, Any] = SCHEMA) -> None:
+        self._spec = ToolSpec(name="flat", description="Flat.", input_schema=schema)
+
+    @property
+    def spec(self) -> ToolSpec:
+        return self._spec
 
     async def call(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         return ToolResult(content="ok")
@@ -50,11 +56,22 @@ VALUES = st.one_of(
 )
 
 
+#: The same properties with extra ones allowed: explicitly, or by leaving the keyword out.
+EXTRAS: list[dict[str, Any]] = [
+    SCHEMA,
+    {**SCHEMA, "additionalProperties": True},
+    {k: v for k, v in SCHEMA.items() if k != "additionalProperties"},
+]
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.dictionaries(st.sampled_from(["s", "i", "n", "b", "e", "a", "x"]), VALUES))
-def test_quick_path_and_jsonschema_agree(arguments: dict[str, Any]) -> None:
-    tool = Flat()
-    valid = jsonschema.Draft202012Validator(SCHEMA).is_valid(arguments)
+@given(
+    st.dictionaries(st.sampled_from(["s", "i", "n", "b", "e", "a", "x"]), VALUES),
+    st.sampled_from(EXTRAS),
+)
+def test_quick_path_and_jsonschema_agree(arguments: dict[str, Any], schema: dict[str, Any]) -> None:
+    tool = Flat(schema)
+    valid = jsonschema.Draft202012Validator(schema).is_valid(arguments)
     try:
         assert tool.validate(arguments) is arguments
         accepted = True
