@@ -9,10 +9,7 @@ an async policy or approver is awaited on the shared background loop.
 
 from __future__ import annotations
 
-import contextvars
 import inspect
-import queue
-import threading
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
@@ -20,6 +17,7 @@ from typing import Any, Protocol
 import anyio
 
 from toolkit._sync import run_sync
+from toolkit._workers import run_blocking
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode, ToolError
 from toolkit.result import ToolResult
@@ -93,14 +91,10 @@ class _Sync:
         call_inline: Callable[[dict[str, Any], ToolContext], ToolResult] = tool.call_inline  # type: ignore[attr-defined]
         if timeout is None:
             return call_inline(args, ctx)
-        job = _Job(contextvars.copy_context(), call_inline, (args, ctx))
-        _submit(job)
-        if not job.done.acquire(timeout=timeout):
-            job.abandoned = True  # the thread finishes on its own; its result is dropped
+        finished, result = run_blocking(timeout, call_inline, args, ctx)
+        if not finished:  # the thread finishes on its own; its result is dropped
             raise timed_out(timeout)
-        if job.error is not None:
-            raise job.error
-        return job.result  # type: ignore[no-any-return]
+        return result  # type: ignore[no-any-return]
 
     async def sleep(self, seconds: float) -> None:
         time.sleep(seconds)
@@ -125,57 +119,3 @@ def drive(coro: Coroutine[Any, Any, Any]) -> Any:
         return stop.value
     coro.close()
     raise RuntimeError("the sync call path suspended; it must only block")
-
-
-# -- worker threads for sync calls with a timeout ------------------------------------------------
-# A thread stuck in a function past its timeout is abandoned, not reused, so workers are started
-# on demand (an idle one is reused; idle ones leave after a while) rather than kept in a bounded
-# pool that stuck calls could exhaust.
-
-_IDLE_SECONDS = 30.0
-_jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
-_lock = threading.Lock()
-_idle = [0]
-
-
-class _Job:
-    __slots__ = ("abandoned", "args", "context", "done", "error", "fn", "result")
-
-    def __init__(
-        self, context: contextvars.Context, fn: Callable[..., Any], args: tuple[Any, ...]
-    ) -> None:
-        self.context, self.fn, self.args = context, fn, args
-        self.result: Any = None
-        self.error: BaseException | None = None
-        self.abandoned = False
-        self.done = threading.Lock()
-        self.done.acquire()
-
-
-def _submit(job: _Job) -> None:
-    with _lock:
-        start = _idle[0] == 0
-        if not start:
-            _idle[0] -= 1
-    _jobs.put(job)
-    if start:
-        threading.Thread(target=_work, name="toolkit-call", daemon=True).start()
-
-
-def _work() -> None:
-    while True:
-        try:
-            job = _jobs.get(timeout=_IDLE_SECONDS)
-        except queue.Empty:
-            with _lock:
-                if _idle[0] > 0:  # nobody counted on this worker: leave
-                    _idle[0] -= 1
-                    return
-            continue  # a job was promised to an idle worker: wait for it
-        try:
-            job.result = job.context.run(job.fn, *job.args)
-        except BaseException as exc:  # handed to the caller, whatever it is
-            job.error = exc
-        with _lock:  # idle before the caller wakes, so its next call finds this worker
-            _idle[0] += 1
-        job.done.release()

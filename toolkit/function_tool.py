@@ -7,8 +7,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-import anyio.to_thread
-
+from toolkit._workers import run_awaitable
 from toolkit.context import ToolContext
 from toolkit.decorator import ToolDefinition, check_name, definition_of, where
 from toolkit.result import ToolResult
@@ -108,9 +107,7 @@ class FunctionTool:
         if self._is_async:
             value = await self._fn(*args, **kwargs)
         else:
-            value = await anyio.to_thread.run_sync(
-                functools.partial(self._fn, *args, **kwargs), abandon_on_cancel=True
-            )
+            value = await run_awaitable(functools.partial(self._fn, *args, **kwargs))
         return self._result(value)
 
     def call_inline(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
