@@ -26,13 +26,14 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolCall, ToolMessage
-from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
+from langchain_core.runnables import Runnable, RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer, Overwrite, Send
 
 from adapters.langchain.injection import ContextKeys
 from adapters.langchain.tool import to_langchain_tools
+from adapters.langgraph._node import Node
 from adapters.langgraph.execution import ToolExecutor, ToolTask
 from adapters.langgraph.state import AgentState, usage_of
 from toolkit.policy import Policy
@@ -185,14 +186,24 @@ class _Turns:
         return sends
 
 
-def _tools_node(executor: ToolExecutor) -> RunnableLambda[Any, dict[str, Any]]:
+def _tools_node(executor: ToolExecutor) -> Node:
     def run(payload: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         return executor.run(ToolTask(**payload), config)
 
     async def arun(payload: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         return await executor.arun(ToolTask(**payload), config)
 
-    return RunnableLambda(run, afunc=arun, name="tools")
+    return Node("tools", run, arun)
+
+
+def _model_node(turns: _Turns) -> Node:
+    def call(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
+        return turns.call(state, config)
+
+    async def acall(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
+        return await turns.acall(state, config)
+
+    return Node("model", call, acall)
 
 
 #: How many tool calls of one model turn run at once, under ``invoke`` as under ``ainvoke``.
@@ -222,7 +233,7 @@ def _graph(
         context_keys=context_keys,
     )
     builder = StateGraph(AgentState)
-    builder.add_node("model", RunnableLambda(turns.call, afunc=turns.acall, name="model"))
+    builder.add_node("model", _model_node(turns))
     builder.add_node("tools", _tools_node(executor))
     builder.add_edge(START, "model")
     builder.add_conditional_edges("model", turns.route, ["tools", END])

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langchain_core.runnables import Runnable, RunnableConfig
 
 from adapters.langchain.approval import call_options
 from adapters.langchain.injection import ContextKeys
 from adapters.langchain.tool import build_context
+from adapters.langgraph._node import Node
 from adapters.langgraph.templates import compile_arguments, scope_of
 from toolkit import CallOptions, Policy
 from toolkit.registry import ToolRegistry
@@ -27,7 +28,7 @@ def tool_node(
     output_key: str = "tool_result",
     policy: Policy | None = None,
     context_keys: ContextKeys | None = None,
-) -> RunnableLambda[Any, dict[str, Any]]:
+) -> Runnable[Any, dict[str, Any]]:
     """A node that calls ``tool_name`` with arguments rendered from the state.
 
     Example::
@@ -69,4 +70,4 @@ def tool_node(
         args, options = prepare(state, config)
         return {output_key: await registry.call(tool_name, args, options=options)}
 
-    return RunnableLambda(run, afunc=arun, name=tool_name)
+    return Node(tool_name, run, arun)
