@@ -12,7 +12,7 @@ import anyio
 import anyio.to_thread
 import pytest
 
-from toolkit import ToolRegistry
+from toolkit import CallOptions, ToolRegistry
 from toolkit.errors import ErrorCode
 
 pytestmark = pytest.mark.anyio
@@ -98,3 +98,23 @@ async def test_concurrent_sync_calls_are_capped_by_anyios_thread_limit() -> None
             group.start_soon(one)
     assert [r.content for r in results] == ["ok"] * (cap + 10)
     assert peak[0] <= cap
+
+
+async def test_an_async_tools_own_timeout_error_is_not_taken_for_the_call_timeout() -> None:
+    async def upstream() -> str:
+        """Ask a slow upstream service."""
+        raise TimeoutError("upstream did not answer in 2 s")
+
+    async def forever() -> str:
+        """Never finish."""
+        await anyio.sleep(60)
+        return "never"
+
+    registry = ToolRegistry(timeout=5.0)
+    registry.register(upstream)
+    registry.register(forever, name="forever")
+    own = await registry.call("upstream", {})
+    assert own.is_error and "upstream did not answer in 2 s" in own.content
+    assert "did not finish within" not in own.content
+    stopped = await registry.call("forever", {}, options=CallOptions(timeout=0.1))
+    assert stopped.code is ErrorCode.TIMEOUT and "did not finish within 0.1 s" in stopped.content
