@@ -132,16 +132,18 @@ def decorate_and_build(count: int) -> list[Row]:
             ours_schemas,
             theirs_schemas,
             "ms CPU",
-            "ours ≤ langchain",
-            ours_schemas <= theirs_schemas,
+            "(reported)",
+            None,
         ),
+        # Judged together: langchain builds its argument model while decorating, we build ours
+        # (and the output schema) on first use, so only the sum compares like with like.
         Row(
-            "  decorate + build (langchain builds its model while decorating)",
+            "  decorate + build (the user's path to a schema)",
             ours_decorate + ours_schemas,
             theirs_decorate + theirs_schemas,
             "ms CPU",
-            "(reported)",
-            None,
+            "ours ≤ langchain",
+            ours_decorate + ours_schemas <= theirs_decorate + theirs_schemas,
         ),
     ]
 

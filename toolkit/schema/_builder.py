@@ -20,6 +20,8 @@ then serialized generically) rather than a registration error.
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, ClassVar, get_args, get_origin
 
@@ -201,6 +203,17 @@ def _output(
     hint = portable_hint(info.return_hint)
     if not requested or any(hint is no for no in _NO_OUTPUT) or is_content_hint(hint):
         return None, None, False
+    try:
+        schema, checker, wraps = _output_of(hint)
+    except TypeError:  # an unhashable hint: built for this function alone
+        schema, checker, wraps = _output_of.__wrapped__(hint)
+    return copy.deepcopy(schema), checker, wraps
+
+
+@functools.lru_cache(maxsize=512)
+def _output_of(hint: Any) -> tuple[dict[str, Any] | None, _Output | None, bool]:
+    """The output side of a return type, built once per type: tools of one codebase share a
+    handful of return types, and the checker holds no state of its own."""
     try:
         adapter: TypeAdapter[Any] = TypeAdapter(hint)
         schema = inline_local_refs(
