@@ -202,7 +202,7 @@ class HttpTool(JsonSchemaTool):
             if self._template is not None:
                 text = self._template.render(data)
             else:
-                text = json.dumps(data, ensure_ascii=False, indent=2)
+                text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
             result = ToolResult(content=text, structured=data, tool=self._name)
         else:
             result = ToolResult(content=response.text, tool=self._name)
