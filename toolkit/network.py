@@ -13,6 +13,7 @@ answer that changes between check and connect (DNS rebinding) cannot slip throug
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import socket
 from dataclasses import dataclass
@@ -108,6 +109,7 @@ class NetworkPolicy:
             return []  # the connection attempt will report the unknown host
         return [_canonical(ipaddress.ip_address(str(info[4][0]).split("%")[0])) for info in infos]
 
+    @functools.lru_cache(maxsize=1024)  # noqa: B019 - policies are few, frozen and hashable
     def _denial(self, address: IPAddress) -> str | None:
         address = _canonical(address)
         if str(address) in METADATA_HOSTS:
@@ -134,6 +136,7 @@ def _canonical(address: IPAddress) -> IPAddress:
     return address
 
 
+@functools.lru_cache(maxsize=1024)  # a literal's reading never changes: parse it once
 def _literal(host: str) -> IPAddress | None:
     """``host`` as an address, also in the legacy IPv4 spellings C libraries accept.
 
