@@ -109,20 +109,26 @@ class NetworkPolicy:
             return []  # the connection attempt will report the unknown host
         return [_canonical(ipaddress.ip_address(str(info[4][0]).split("%")[0])) for info in infos]
 
-    @functools.lru_cache(maxsize=1024)  # noqa: B019 - policies are few, frozen and hashable
     def _denial(self, address: IPAddress) -> str | None:
-        address = _canonical(address)
-        if str(address) in METADATA_HOSTS:
-            return "cloud metadata"
-        if address.is_loopback and not self.allow_loopback:
-            return "loopback"
-        if address.is_link_local and not self.allow_link_local:
-            return "link-local"
-        if address.is_private and not (address.is_loopback or address.is_link_local):
-            return None if self.allow_private else "private"
-        if address.is_unspecified or address.is_multicast or address.is_reserved:
-            return "non-routable"
-        return None
+        return _judged(address, self.allow_loopback, self.allow_private, self.allow_link_local)
+
+
+@functools.lru_cache(maxsize=1024)  # an address's standing never changes: judge it once
+def _judged(
+    address: IPAddress, allow_loopback: bool, allow_private: bool, allow_link_local: bool
+) -> str | None:
+    address = _canonical(address)
+    if str(address) in METADATA_HOSTS:
+        return "cloud metadata"
+    if address.is_loopback and not allow_loopback:
+        return "loopback"
+    if address.is_link_local and not allow_link_local:
+        return "link-local"
+    if address.is_private and not (address.is_loopback or address.is_link_local):
+        return None if allow_private else "private"
+    if address.is_unspecified or address.is_multicast or address.is_reserved:
+        return "non-routable"
+    return None
 
 
 def _canonical(address: IPAddress) -> IPAddress:
