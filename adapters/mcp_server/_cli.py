@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import anyio
 import typer
@@ -16,9 +15,9 @@ import uvicorn
 from adapters.mcp_server._auth import token_from_env
 from adapters.mcp_server._callers import load_callers
 from adapters.mcp_server._factory import AppSettings, observe
-from adapters.mcp_server._gateway import remote_tools
 from adapters.mcp_server._http import serve_http
 from adapters.mcp_server._server import build_server
+from adapters.mcp_server._sources import add_http_tools, serving_sources
 from adapters.mcp_server._stdio import serve_stdio
 from toolkit import CallRecord
 from toolkit.loader import load_registry
@@ -87,8 +86,10 @@ def serve_command(
     token = token_from_env(token_env) if token_env else None
     if target is None and http_tools is None and config is None:
         raise ValueError("Nothing to serve: give a TARGET, --http-tools FILE or --config FILE.")
+    if callers is not None and transport == "stdio":
+        raise ValueError("--callers only applies to --transport http: stdio has no tokens.")
     settings = AppSettings(
-        target=target if isinstance(target, str) else "mcp-toolkit",
+        target=target if isinstance(target, str) or target is None else "mcp-toolkit",
         name=name,
         host=host,
         token_env=token_env,
@@ -96,25 +97,24 @@ def serve_command(
         page_size=page_size,
         call_log=call_log,
         metrics=metrics,
+        config=None if config is None else str(config),
+        http_tools=None if http_tools is None else str(http_tools),
+        allow_destructive=allow_destructive,
+        callers=None if callers is None else str(callers),
     )
     if workers > 1 or metrics or (call_log and transport == "http"):
-        _check_scaled(target, transport, stateless, config, workers)
-        if http_tools is not None:
-            raise ValueError(
-                "--workers, --metrics and --call-log over HTTP do not serve --http-tools yet: "
-                "serve those from a separate process without these options."
-            )
-        assert isinstance(target, str)  # checked above
-        load_registry(target)  # fail here, once, rather than in every worker
-        _say(f"Serving {target} at http://{host}:{port}/mcp with {workers} worker(s)")
+        _check_scaled(target, transport, stateless, workers)
+        _check_files(settings)  # fail here, once, rather than in every worker
+        what = target or config or http_tools
+        _say(f"Serving {what} at http://{host}:{port}/mcp with {workers} worker(s)")
         run_workers(settings, port=port, workers=workers)
         return
     registry = load_registry(target) if target is not None else ToolRegistry()
     observe(registry, settings)
-    toolsets, config_has_servers = _http_toolsets(registry, http_tools, config)
+    toolsets, config_has_servers = add_http_tools(registry, http_tools, config)
+    for toolset in toolsets:
+        _say(f"Added {len(toolset.tools)} HTTP tools")
     server_name = name or (target if isinstance(target, str) else "mcp-toolkit")
-    if callers is not None and transport == "stdio":
-        raise ValueError("--callers only applies to --transport http: stdio has no tokens.")
     server = build_server(
         registry,
         name=server_name,
@@ -125,11 +125,9 @@ def serve_command(
     registry.subscribe(_log_call)
 
     async def main() -> None:
-        async with AsyncExitStack() as stack:
-            for toolset in toolsets:
-                stack.push_async_callback(toolset.aclose)
-            if config is not None and config_has_servers:
-                remote = await stack.enter_async_context(remote_tools(registry, config))
+        servers = config if config_has_servers else None
+        async with serving_sources(registry, toolsets, servers) as remote:
+            if servers is not None:
                 _say(f"Added {len(remote)} remote tools from {config}")
             if transport == "stdio":
                 _stop_at_once_on_ctrl_c()
@@ -157,7 +155,6 @@ def _check_scaled(
     target: str | ToolRegistry | None,
     transport: str,
     stateless: bool,
-    config: str | Path | None,
     workers: int,
 ) -> None:
     if transport != "http":
@@ -168,17 +165,29 @@ def _check_scaled(
             "the next request of its client may reach another (so do --metrics and --call-log "
             "over HTTP, which run the same app)."
         )
-    if config is not None:
-        raise ValueError(
-            "--workers, --metrics and --call-log over HTTP do not serve --config remote servers "
-            "yet: serve those from a separate process without these options."
-        )
-    if not isinstance(target, str):
+    if target is not None and not isinstance(target, str):
         raise ValueError(
             "Each worker imports the tools itself: give a module or file, not a registry."
         )
     if workers < 1:
         raise ValueError(f"--workers must be at least 1, not {workers}.")
+
+
+def _check_files(settings: AppSettings) -> None:
+    """Load what every worker will load, so a broken file stops startup with one message."""
+    registry = load_registry(settings.target) if settings.target else ToolRegistry()
+    toolsets, has_servers = add_http_tools(registry, settings.http_tools, settings.config)
+    for toolset in toolsets:
+        toolset.close()
+    if settings.config is not None and has_servers:
+        from adapters.mcp_client import McpConfigError, load_mcp_config
+
+        try:
+            load_mcp_config(settings.config)
+        except McpConfigError as exc:
+            raise ValueError(str(exc)) from None
+    if settings.callers is not None:
+        load_callers(settings.callers)
 
 
 def run_workers(settings: AppSettings, *, port: int, workers: int, graceful_s: int = 30) -> None:
@@ -200,35 +209,6 @@ def run_workers(settings: AppSettings, *, port: int, workers: int, graceful_s: i
         # machine that takes longer than uvicorn's 5 s, and it would be killed and restarted.
         timeout_worker_healthcheck=60,
     )
-
-
-def _http_toolsets(
-    registry: ToolRegistry, http_tools: str | Path | None, config: str | Path | None
-) -> tuple[list[Any], bool]:
-    """Register HTTP tools from ``--http-tools`` and the config's ``httpTools`` section.
-
-    Returns the toolsets (to close) and whether ``config`` also lists MCP servers.
-    """
-    if http_tools is None and config is None:
-        return [], False
-    from adapters.http import HttpConfigError, HttpToolset, load_http_file
-
-    toolsets = []
-    has_servers = config is not None
-    try:
-        if http_tools is not None:
-            toolsets.append(HttpToolset.from_file(http_tools))
-        if config is not None:
-            data = load_http_file(config, require=False)
-            has_servers = "mcpServers" in data or "servers" in data or "httpTools" not in data
-            if "httpTools" in data:
-                toolsets.append(HttpToolset.from_config(data, source=str(config)))
-    except HttpConfigError as exc:
-        raise ValueError(str(exc)) from None
-    for toolset in toolsets:
-        toolset.register_into(registry)
-        _say(f"Added {len(toolset.tools)} HTTP tools")
-    return toolsets, has_servers
 
 
 def _log_call(record: CallRecord) -> None:

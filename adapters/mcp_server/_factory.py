@@ -15,15 +15,19 @@ from __future__ import annotations
 import atexit
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
+from typing import Any
 
 import anyio.to_thread
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from adapters.mcp_server._auth import BearerGuard, token_from_env
+from adapters.mcp_server._callers import load_callers
 from adapters.mcp_server._http import DEFAULT_MAX_BODY_BYTES, http_app
 from adapters.mcp_server._server import build_server
+from adapters.mcp_server._sources import add_http_tools, serving_sources
 from toolkit.call_log import CALL_LOG_ENV, CallLog, caller_scope
 from toolkit.loader import load_registry
 from toolkit.registry import ToolRegistry
@@ -38,6 +42,10 @@ _TRUE = frozenset({"1", "true", "yes", "on"})
 def _flag(env: Mapping[str, str], name: str, default: bool = False) -> bool:
     value = env.get(name)
     return default if value is None or not value.strip() else value.strip().lower() in _TRUE
+
+
+def _names(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    return tuple(n.strip() for n in env.get(name, "").split(",") if n.strip())
 
 
 def _int(env: Mapping[str, str], name: str, default: int | None) -> int | None:
@@ -55,7 +63,8 @@ class AppSettings:
     """What :func:`create_app` reads from the environment (``TOOLKIT_*`` variables).
 
     Attributes:
-        target: ``TOOLKIT_TARGET``: module, package, ``module:attribute`` or file (required).
+        target: ``TOOLKIT_TARGET``: module, package, ``module:attribute`` or file (required
+            unless a config or HTTP tools file is given).
         name: ``TOOLKIT_NAME``: server name shown to clients (default: the target).
         host: ``TOOLKIT_HOST``: the bind address, for the ``Host`` check (default 127.0.0.1).
         token_env: ``TOOLKIT_TOKEN_ENV``: the variable holding the bearer token clients send.
@@ -69,9 +78,16 @@ class AppSettings:
         trace_arguments: ``TOOLKIT_OTEL_ARGUMENTS=1``: redacted arguments on the spans.
         caller_header: ``TOOLKIT_CALLER_HEADER``: a header set by a trusted proxy (such as
             ``X-Forwarded-User``) naming the caller in the call log; default: the peer address.
+        config: ``TOOLKIT_CONFIG``: an MCP config file; its remote servers' tools (each worker
+            keeps its own connections) and its ``httpTools`` are served too.
+        http_tools: ``TOOLKIT_HTTP_TOOLS``: a file of HTTP endpoint tools served too.
+        allow_destructive: ``TOOLKIT_ALLOW_DESTRUCTIVE``: tools needing approval that run
+            without asking, comma-separated (``*``: all).
+        callers: ``TOOLKIT_CALLERS``: a callers file mapping bearer tokens to callers; every
+            request must carry one of its tokens.
     """
 
-    target: str
+    target: str | None
     name: str | None = None
     host: str = "127.0.0.1"
     token_env: str | None = None
@@ -83,6 +99,10 @@ class AppSettings:
     telemetry: bool = True
     trace_arguments: bool = False
     caller_header: str | None = None
+    config: str | None = None
+    http_tools: str | None = None
+    allow_destructive: tuple[str, ...] = ()
+    callers: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> AppSettings:
@@ -92,21 +112,25 @@ class AppSettings:
             ValueError: ``TOOLKIT_TARGET`` is missing or a number is not a number.
         """
         env = os.environ if env is None else env
-        target = env.get("TOOLKIT_TARGET", "").strip()
-        if not target:
+        target = env.get("TOOLKIT_TARGET", "").strip() or None
+        config = env.get("TOOLKIT_CONFIG", "").strip() or None
+        http_tools = env.get("TOOLKIT_HTTP_TOOLS", "").strip() or None
+        if target is None and config is None and http_tools is None:
             raise ValueError(
                 "Set TOOLKIT_TARGET to the tools to serve (a module, package, module:attribute "
-                "or file), e.g. TOOLKIT_TARGET=myapp.tools."
+                "or file), e.g. TOOLKIT_TARGET=myapp.tools; or TOOLKIT_CONFIG / "
+                "TOOLKIT_HTTP_TOOLS to a config or HTTP tools file."
             )
-        hosts = tuple(
-            h.strip() for h in env.get("TOOLKIT_ALLOWED_HOSTS", "").split(",") if h.strip()
-        )
         return cls(
             target=target,
+            config=config,
+            http_tools=http_tools,
+            allow_destructive=_names(env, "TOOLKIT_ALLOW_DESTRUCTIVE"),
+            callers=env.get("TOOLKIT_CALLERS", "").strip() or None,
             name=env.get("TOOLKIT_NAME") or None,
             host=env.get("TOOLKIT_HOST") or "127.0.0.1",
             token_env=env.get("TOOLKIT_TOKEN_ENV") or None,
-            allowed_hosts=hosts,
+            allowed_hosts=_names(env, "TOOLKIT_ALLOWED_HOSTS"),
             page_size=_int(env, "TOOLKIT_PAGE_SIZE", None),
             max_body_bytes=_int(env, "TOOLKIT_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES)
             or DEFAULT_MAX_BODY_BYTES,
@@ -120,7 +144,6 @@ class AppSettings:
     def to_env(self) -> dict[str, str]:
         """The variables that make :meth:`from_env` give these settings back."""
         env = {
-            "TOOLKIT_TARGET": self.target,
             "TOOLKIT_HOST": self.host,
             "TOOLKIT_MAX_BODY_BYTES": str(self.max_body_bytes),
             "TOOLKIT_METRICS": "1" if self.metrics else "0",
@@ -128,6 +151,11 @@ class AppSettings:
             "TOOLKIT_OTEL_ARGUMENTS": "1" if self.trace_arguments else "0",
         }
         optional = {
+            "TOOLKIT_TARGET": self.target,
+            "TOOLKIT_CONFIG": self.config,
+            "TOOLKIT_HTTP_TOOLS": self.http_tools,
+            "TOOLKIT_ALLOW_DESTRUCTIVE": ",".join(self.allow_destructive) or None,
+            "TOOLKIT_CALLERS": self.callers,
             "TOOLKIT_NAME": self.name,
             "TOOLKIT_TOKEN_ENV": self.token_env,
             "TOOLKIT_ALLOWED_HOSTS": ",".join(self.allowed_hosts) or None,
@@ -191,6 +219,34 @@ def _closing(app: ASGIApp, call_log: CallLog) -> ASGIApp:
     return lifespan_aware
 
 
+def _with_sources(
+    app: ASGIApp, registry: ToolRegistry, toolsets: Sequence[Any], config: str | None
+) -> ASGIApp:
+    """``app``, with the remote servers connected and the HTTP toolsets open while it runs.
+
+    The sources open before startup completes and close before shutdown completes (after
+    the calls in flight), while the server still waits for them.
+    """
+
+    async def with_sources(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            await app(scope, receive, send)
+            return
+        async with AsyncExitStack() as stack:
+            remote = await stack.enter_async_context(serving_sources(registry, toolsets, config))
+            if config is not None:
+                log.info("serving %d remote tools from %s", len(remote), config)
+
+            async def on_send(message: Message) -> None:
+                if message["type"] == "lifespan.shutdown.complete":
+                    await stack.aclose()
+                await send(message)
+
+            await app(scope, receive, on_send)
+
+    return with_sources
+
+
 def _with_caller(app: ASGIApp, header: str | None) -> ASGIApp:
     """``app``, logging each request's calls under its caller: ``header`` if set, else the peer."""
     wanted = header.lower().encode() if header else None
@@ -227,10 +283,15 @@ def create_app(settings: AppSettings | None = None) -> ASGIApp:
     """
     settings = settings or AppSettings.from_env()
     token = token_from_env(settings.token_env) if settings.token_env else None
-    registry = load_registry(settings.target)
+    registry = load_registry(settings.target) if settings.target else ToolRegistry()
     metrics, call_log = observe(registry, settings)
+    toolsets, has_servers = add_http_tools(registry, settings.http_tools, settings.config)
     server = build_server(
-        registry, name=settings.name or settings.target, page_size=settings.page_size
+        registry,
+        name=settings.name or settings.target or "mcp-toolkit",
+        page_size=settings.page_size,
+        allow_destructive=settings.allow_destructive,
+        callers=load_callers(settings.callers) if settings.callers else None,
     )
     app = http_app(
         server,
@@ -240,6 +301,8 @@ def create_app(settings: AppSettings | None = None) -> ASGIApp:
         allowed_hosts=settings.allowed_hosts,
         max_body_bytes=settings.max_body_bytes,
     )
+    if toolsets or has_servers:
+        app = _with_sources(app, registry, toolsets, settings.config if has_servers else None)
     if call_log is not None:
         app = _closing(_with_caller(app, settings.caller_header), call_log)
     if metrics is None:

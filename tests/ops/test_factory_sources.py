@@ -1,0 +1,96 @@
+"""The app factory serves what ``toolkit serve`` serves in one process: remote MCP servers and
+HTTP tools from files, destructive-tool choices and callers, so ``--workers`` drops nothing."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from adapters.mcp_server import AppSettings, create_app
+from tests.support.orders_service import serving_orders
+from tests.support.serving import serving
+
+ROOT = Path(__file__).resolve().parents[2]
+ECHO = ROOT / "tests/support/mcp_servers/echo_server.py"
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+TOKEN = "ops-token-0123456789abcdef"
+
+
+def _rpc(base: str, method: str, params: dict[str, Any], token: str | None) -> httpx.Response:
+    headers = dict(HEADERS)
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    return httpx.post(f"{base}/mcp", json=body, headers=headers, timeout=30)
+
+
+def _result(response: httpx.Response) -> dict[str, Any]:
+    text = response.text
+    if response.headers["content-type"].startswith("text/event-stream"):
+        text = [line[5:] for line in text.splitlines() if line.startswith("data:")][-1]
+    return dict(json.loads(text)["result"])
+
+
+def test_remote_servers_http_tools_and_callers_reach_every_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPS_TOKEN", TOKEN)
+    callers = tmp_path / "callers.json"
+    callers.write_text(json.dumps({"callers": {"ops": {"token": "${OPS_TOKEN}", "tenant": "t"}}}))
+    with serving_orders() as (orders, _recorder):
+        config = tmp_path / "mcp.json"
+        config.write_text(
+            json.dumps(
+                {
+                    "mcpServers": {"echo": {"command": sys.executable, "args": [str(ECHO)]}},
+                    "httpTools": {
+                        "get_order": {
+                            "endpoint": orders + "/users/{userId}/orders/{orderId}",
+                            "parameters": [
+                                {"name": "userId", "position": "path", "required": True},
+                                {"name": "orderId", "position": "path", "required": True},
+                            ],
+                        }
+                    },
+                }
+            )
+        )
+        env = AppSettings(
+            target="tests.support.served_registry:registry",
+            config=str(config),
+            callers=str(callers),
+        ).to_env()
+        settings = AppSettings.from_env(env)
+        assert settings.config == str(config) and settings.callers == str(callers)
+        with serving(create_app(settings)) as base:
+            refused = _rpc(base, "tools/list", {}, token=None)
+            names = {t["name"] for t in _result(_rpc(base, "tools/list", {}, TOKEN))["tools"]}
+            echoed = _result(
+                _rpc(base, "tools/call", {"name": "echo_echo", "arguments": {"text": "hi"}}, TOKEN)
+            )
+            order = _result(
+                _rpc(
+                    base,
+                    "tools/call",
+                    {"name": "get_order", "arguments": {"userId": "u1", "orderId": "o7"}},
+                    TOKEN,
+                )
+            )
+    assert "Unknown or missing bearer token" in refused.json()["error"]["message"]
+    assert {"echo", "echo_echo", "get_order"} <= names  # local, remote and HTTP tools
+    assert echoed["content"][0]["text"] == "hi"
+    assert not order.get("isError") and "o7" in order["content"][0]["text"]
+
+
+def test_a_config_or_http_tools_file_alone_is_enough_to_serve() -> None:
+    settings = AppSettings.from_env({"TOOLKIT_HTTP_TOOLS": "tools.yaml"})
+    assert settings.target is None and settings.http_tools == "tools.yaml"
+    with pytest.raises(ValueError, match="TOOLKIT_CONFIG / TOOLKIT_HTTP_TOOLS"):
+        AppSettings.from_env({})
+    destructive = AppSettings.from_env({"TOOLKIT_TARGET": "m", "TOOLKIT_ALLOW_DESTRUCTIVE": "a, b"})
+    assert destructive.allow_destructive == ("a", "b")
