@@ -7,8 +7,10 @@ a clock read here, and the providers are looked at again once a second.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -156,16 +158,37 @@ def instrument(
 ) -> Callable[[], None]:
     """Send a span and metrics for every call of ``registry``; returns the undo function.
 
+    Instrumenting a registry again replaces the earlier instrumentation (the latest settings
+    win), so a call never gets two spans.
+
     Args:
         registry: The registry to watch.
         arguments: Add the redacted arguments to each span.
         tracer_provider: Instead of the global tracer provider.
         meter_provider: Instead of the global meter provider.
     """
+    previous = _instrumented.pop(registry, None)
+    if previous is not None:
+        previous()
     telemetry = CallTelemetry(
         registry,
         arguments=arguments,
         tracer_provider=tracer_provider,
         meter_provider=meter_provider,
     )
-    return registry.subscribe(telemetry)
+    unsubscribe = registry.subscribe(telemetry)
+
+    def undo() -> None:
+        if _instrumented.get(registry) is undo:
+            del _instrumented[registry]
+        with contextlib.suppress(ValueError):  # undone twice
+            unsubscribe()
+
+    _instrumented[registry] = undo
+    return undo
+
+
+#: The undo function of each instrumented registry.
+_instrumented: weakref.WeakKeyDictionary[ToolRegistry, Callable[[], None]] = (
+    weakref.WeakKeyDictionary()
+)

@@ -60,10 +60,9 @@ def test_remote_servers_http_tools_and_callers_reach_every_worker(
                 }
             )
         )
+        # No target: the app's registry holds the remote and HTTP tools alone.
         env = AppSettings(
-            target="tests.support.served_registry:registry",
-            config=str(config),
-            callers=str(callers),
+            target=None, config=str(config), callers=str(callers), telemetry=False
         ).to_env()
         settings = AppSettings.from_env(env)
         assert settings.config == str(config) and settings.callers == str(callers)
@@ -82,7 +81,7 @@ def test_remote_servers_http_tools_and_callers_reach_every_worker(
                 )
             )
     assert "Unknown or missing bearer token" in refused.json()["error"]["message"]
-    assert {"echo", "echo_echo", "get_order"} <= names  # local, remote and HTTP tools
+    assert {"echo_echo", "get_order"} <= names  # the remote server's and the HTTP tool
     assert echoed["content"][0]["text"] == "hi"
     assert not order.get("isError") and "o7" in order["content"][0]["text"]
 

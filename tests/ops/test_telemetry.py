@@ -19,7 +19,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from adapters.mcp_server import AppSettings, create_app
-from adapters.otel import CallTelemetry
+from adapters.otel import CallTelemetry, instrument
 from tests.adapters.mcp_server.conftest import serving
 from toolkit import ToolRegistry, mcp_tool
 from toolkit.call_log import read_calls
@@ -161,6 +161,22 @@ def test_secrets_never_reach_a_span() -> None:
     registry.call_sync("login", {"user": "bob", "password": "hunter22"})
     (span,) = exporter.get_finished_spans()
     assert span.attributes["toolkit.call.arguments"] == '{"user": "bob", "password": "***"}'  # type: ignore[index]
+
+
+def test_instrumenting_twice_never_doubles_the_spans() -> None:
+    registry = ToolRegistry()
+    registry.register(mcp_tool(lambda: "ok", name="ping", description="Ping."))
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    instrument(registry, tracer_provider=provider)
+    undo = instrument(registry, tracer_provider=provider)  # e.g. a second app on one registry
+    registry.call_sync("ping", {})
+    assert len(exporter.get_finished_spans()) == 1
+    undo()
+    undo()  # twice is harmless
+    registry.call_sync("ping", {})
+    assert len(exporter.get_finished_spans()) == 1
 
 
 def test_without_an_sdk_nothing_is_emitted() -> None:
