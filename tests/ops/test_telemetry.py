@@ -164,8 +164,12 @@ def test_secrets_never_reach_a_span() -> None:
 
 
 def test_instrumenting_twice_never_doubles_the_spans() -> None:
+    def ping() -> str:
+        """Ping."""
+        return "ok"
+
     registry = ToolRegistry()
-    registry.register(mcp_tool(lambda: "ok", name="ping", description="Ping."))
+    registry.register(ping)
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
