@@ -44,20 +44,42 @@ class AuthConfig(BaseModel):
     """How an HTTP server authenticates us.
 
     Attributes:
-        type: ``"none"``, ``"bearer"`` (``Authorization: Bearer <token>``) or ``"header"``
-            (``<header>: <token>``, e.g. an API-key header).
+        type: ``"none"``; ``"bearer"`` (``Authorization: Bearer <token>``); ``"header"``
+            (``<header>: <token>``, e.g. an API-key header); ``"oauth"`` (a user signs in:
+            authorization code with PKCE); ``"client_credentials"`` (a service signs in as
+            itself: OAuth client credentials, with a client secret or a private-key JWT);
+            ``"identity_assertion"`` (enterprise single sign-on, SEP-990: an ID token from
+            the company's identity provider is exchanged for an identity assertion grant, which
+            the server's authorization server trades for an access token).
         token: The credential, normally a ``${VAR}`` reference to an environment variable.
         header: The header name for ``type="header"``.
-        scope: OAuth scopes to ask for (``type="oauth"``; default: what the server advertises).
-        client_id: A pre-registered OAuth client (default: dynamic registration).
+        scope: OAuth scopes to ask for (default: what the server advertises).
+        client_id: A pre-registered OAuth client (``oauth``: default dynamic registration;
+            required for ``client_credentials`` and ``identity_assertion``).
         client_secret: Its secret, normally a ``${VAR}`` reference.
         client_metadata_url: An HTTPS client id metadata document, where servers support it.
         redirect_uri: Loopback address the browser is sent back to after login.
+        private_key: ``client_credentials`` with ``private_key_jwt``: the PEM private key the
+            client signs its assertions with, normally a ``${VAR}`` reference.
+        private_key_file: The same key read from a file.
+        signing_algorithm: The JWT algorithm of ``private_key`` (``RS256``, ``ES256``…).
+        token_auth: How the client authenticates at the token endpoint with its secret:
+            ``client_secret_basic`` or ``client_secret_post``.
+        issuer: The authorization server the client is registered with (its issuer URL).
+            Required for ``identity_assertion``; recommended for ``client_credentials``, whose
+            flow then refuses to follow a server to any other authorization server.
+        idp_token_endpoint: ``identity_assertion``: the identity provider's token endpoint.
+        idp_client_id: ``identity_assertion``: our client at the identity provider.
+        idp_client_secret: Its secret at the identity provider, if it has one.
+        id_token: ``identity_assertion``: the user's ID token from the identity provider,
+            normally a ``${VAR}`` reference.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    type: Literal["none", "bearer", "header", "oauth"] = "none"
+    type: Literal[
+        "none", "bearer", "header", "oauth", "client_credentials", "identity_assertion"
+    ] = "none"
     token: str = ""
     header: str = "X-API-Key"
     scope: str | None = None
@@ -65,6 +87,41 @@ class AuthConfig(BaseModel):
     client_secret: str | None = None
     client_metadata_url: str | None = None
     redirect_uri: str = "http://127.0.0.1:33418/callback"
+    private_key: str | None = None
+    private_key_file: str | None = None
+    signing_algorithm: str = "RS256"
+    token_auth: Literal["client_secret_basic", "client_secret_post"] | None = None
+    issuer: str | None = None
+    idp_token_endpoint: str | None = None
+    idp_client_id: str | None = None
+    idp_client_secret: str | None = None
+    id_token: str | None = None
+
+    @model_validator(mode="after")
+    def _check_kind(self) -> AuthConfig:
+        missing: list[str] = []
+        if self.type == "client_credentials":
+            if not self.client_id:
+                missing.append("'client_id'")
+            keys = [k for k in (self.client_secret, self.private_key, self.private_key_file) if k]
+            if len(keys) != 1:
+                raise ValueError(
+                    "auth type 'client_credentials' needs exactly one of 'client_secret' "
+                    "(client_secret_basic/post) or 'private_key' / 'private_key_file' "
+                    "(private_key_jwt)"
+                )
+        elif self.type == "identity_assertion":
+            for name in ("client_id", "client_secret", "issuer", "idp_token_endpoint", "id_token"):
+                if not getattr(self, name):
+                    missing.append(f"'{name}'")
+        if missing:
+            raise ValueError(f"auth type {self.type!r} needs {', '.join(missing)}")
+        return self
+
+    def secret_fields(self) -> list[str]:
+        """Every credential this config holds (templates, expanded only when sending)."""
+        values = (self.token, self.client_secret, self.private_key)
+        return [v for v in (*values, self.idp_client_secret, self.id_token) if v]
 
     def headers(self) -> dict[str, str]:
         """The headers to send, with variables expanded (call only when sending)."""
@@ -195,8 +252,7 @@ class McpServerConfig(BaseModel):
             *self.env.values(),
             *self.headers.values(),
             self.url or "",
-            self.auth.token,
-            self.auth.client_secret or "",
+            *self.auth.secret_fields(),
         ]
 
     def identity(self) -> tuple[Any, ...]:

@@ -426,6 +426,7 @@ class Connection:
             returncode=child.returncode if child else None,
             token_configured=self.config.auth.type != "none"
             or any(k.lower() in _AUTH_HEADERS for k in self.config.headers),
+            auth_type=self.config.auth.type,
         )
         return to_tool_error(exc, facts, self._redact, phase=phase)
 

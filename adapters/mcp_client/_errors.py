@@ -37,7 +37,15 @@ class FailureFacts:
     stderr_tail: str = ""
     returncode: int | None = None
     token_configured: bool = True
+    auth_type: str = "bearer"
 
+
+#: What to check, per auth type, when a server refuses our credentials.
+_CREDENTIALS = {
+    "oauth": "the sign-in ('toolkit mcp login' signs in again) and 'client_id'",
+    "client_credentials": "'client_id' and 'client_secret' or the private key",
+    "identity_assertion": "'client_id', 'client_secret', 'issuer' and the ID token",
+}
 
 #: The message of the error the SDK raises itself when the transport ends.
 _SDK_CLOSED_MESSAGE = "Connection closed"
@@ -88,8 +96,9 @@ def to_tool_error(
         )
     if facts.auth_status in (401, 403):
         return ToolError(
-            f"{server} refused our credentials (HTTP {facts.auth_status}); check the token "
-            "or API key in its config. Retrying will not help.",
+            f"{server} refused our credentials (HTTP {facts.auth_status}); check "
+            f"{_CREDENTIALS.get(facts.auth_type, 'the token or API key')} in its config. "
+            "Retrying will not help.",
             code=ErrorCode.AUTH_FAILED,
         )
     if facts.violation is not None:

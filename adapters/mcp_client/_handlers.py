@@ -21,6 +21,7 @@ from mcp.client.session import ClientRequestContext
 
 from adapters.mcp_client._config import McpServerConfig, expand
 from adapters.mcp_client._oauth import OAuthFlow, browser_flow, oauth_provider
+from adapters.mcp_client._service_auth import service_auth
 from toolkit.interaction import Elicitation, SamplingMessage
 
 __all__ = [
@@ -95,8 +96,10 @@ def client_options(server: str, handlers: ClientHandlers | None) -> dict[str, An
 
 
 def oauth_for(config: McpServerConfig, handlers: ClientHandlers | None) -> Any:
-    """The SDK's OAuth ``httpx2.Auth`` for a server configured with ``"type": "oauth"``."""
+    """The SDK's OAuth ``httpx2.Auth`` for a server configured with an OAuth auth type."""
     auth = config.auth
+    if auth.type in ("client_credentials", "identity_assertion"):
+        return service_auth(config.name, expand(config.url or ""), auth)
     if auth.type != "oauth":
         return None
     flow = (handlers or ClientHandlers()).oauth_flow or browser_flow(auth.redirect_uri)

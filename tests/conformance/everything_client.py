@@ -13,6 +13,9 @@ import os
 import sys
 import tempfile
 from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
 
 from adapters.mcp_client import McpClientPool, headless_flow
 from toolkit.interaction import Elicitation, SamplingMessage
@@ -25,13 +28,38 @@ def _server_config(url: str, scenario: str) -> dict[str, Any]:
     config: dict[str, Any] = {"url": url, "transport": "http"}
     if scenario.startswith("auth/"):
         context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
-        auth: dict[str, Any] = {"type": "oauth"}
-        if context.get("client_id"):
-            auth["client_id"] = context["client_id"]
-        if context.get("client_secret"):
-            auth["client_secret"] = context["client_secret"]
-        config["auth"] = auth
+        config["auth"] = _auth(url, scenario, context)
     return config
+
+
+def _auth(url: str, scenario: str, context: dict[str, Any]) -> dict[str, Any]:
+    """The auth section a user would write for the credentials the scenario hands out."""
+    auth: dict[str, Any] = {"type": "oauth"}
+    if scenario.startswith("auth/client-credentials"):
+        auth = {"type": "client_credentials"}
+        if context.get("private_key_pem"):
+            auth["private_key"] = context["private_key_pem"]
+            auth["signing_algorithm"] = context.get("signing_algorithm", "RS256")
+    elif "idp_id_token" in context:
+        # An administrator configures the authorization server the client is provisioned for;
+        # here it is read from the server's protected-resource metadata, as one would look it up.
+        auth = {
+            "type": "identity_assertion",
+            "issuer": _authorization_server(url),
+            "idp_token_endpoint": context["idp_token_endpoint"],
+            "idp_client_id": context["idp_client_id"],
+            "id_token": context["idp_id_token"],
+        }
+    for key in ("client_id", "client_secret"):
+        if context.get(key):
+            auth[key] = context[key]
+    return auth
+
+
+def _authorization_server(url: str) -> str:
+    parts = urlsplit(url)
+    metadata = f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource{parts.path}"
+    return str(httpx.get(metadata, timeout=10).json()["authorization_servers"][0])
 
 
 async def _accept_defaults(server: str, message: str, schema: Any) -> Elicitation:
