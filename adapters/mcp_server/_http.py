@@ -18,6 +18,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from adapters.mcp_server._auth import BearerGuard
+from adapters.mcp_server._events import BoundedEventStore
 from adapters.mcp_server._host import HostCheck
 from adapters.mcp_server._json_replies import JsonRepliesFirst
 from adapters.mcp_server._parse_guard import ParseGuard
@@ -41,6 +42,8 @@ DEFAULT_MAX_CONNECTIONS = 4096
 _LOOPBACK_BINDS = frozenset({"127.0.0.1", "localhost", "::1"})
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 _HEALTH_PATH = "/healthz"
+#: How long a client waits before reconnecting a lost stream (the SSE ``retry`` field).
+_RETRY_MS = 1000
 
 
 def http_app(
@@ -54,6 +57,7 @@ def http_app(
     allowed_origins: Sequence[str] = (),
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     json_response: bool | None = None,
+    resumable: bool | None = None,
 ) -> ASGIApp:
     """An ASGI app serving ``server`` over streamable HTTP at ``path``.
 
@@ -73,6 +77,9 @@ def http_app(
             notifications), ``False`` with an SSE stream. ``None`` (default): stateless, a
             request is answered as JSON unless it asks for progress or logs or opens a
             ``subscriptions/listen`` stream, which get SSE; with sessions, always SSE.
+        resumable: Number SSE events and keep them a while (a bounded store), so a client that
+            lost a stream resumes it with ``Last-Event-ID`` (SEP-1699). ``None`` (default): on
+            with sessions, off when stateless (a resumed stream needs its session).
 
     Returns:
         The ASGI application (run it with uvicorn or mount it in another Starlette app).
@@ -80,10 +87,13 @@ def http_app(
     server.legacy_list_changed = not stateless
     server.changes.track_http = not stateless
     security = _security(host, allowed_hosts, allowed_origins)
+    keep_events = (not stateless) if resumable is None else resumable
     sse_app = server.streamable_http_app(
         streamable_http_path=path,
         stateless_http=stateless,
         json_response=bool(json_response),
+        event_store=BoundedEventStore() if keep_events else None,
+        retry_interval=_RETRY_MS if keep_events else None,
         max_request_body_size=max_body_bytes,
         transport_security=security,
         host=host,

@@ -1,0 +1,145 @@
+"""A client that loses the SSE stream of a running call resumes it with ``Last-Event-ID`` and
+gets what it missed (SEP-1699); the event store behind it is bounded in count and age."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+
+from adapters.mcp_server import build_server, http_app
+from adapters.mcp_server._events import BoundedEventStore
+from tests.support import served_registry
+from tests.support.serving import serving
+
+VERSION = "2025-11-25"
+ACCEPT = "application/json, text/event-stream"
+
+
+def _events(lines: Iterator[str]) -> Iterator[dict[str, str]]:
+    """SSE events as dicts of their fields (``id``, ``data``, ``retry``...)."""
+    event: dict[str, str] = {}
+    for line in lines:
+        if not line:
+            if event:
+                yield event
+            event = {}
+            continue
+        field, _, value = line.partition(":")
+        event[field] = value[1:] if value.startswith(" ") else value
+
+
+@pytest.fixture(scope="module")
+def base() -> Iterator[str]:
+    server = build_server(served_registry.build(), name="served")
+    with serving(http_app(server, stateless=False)) as url:
+        yield url
+
+
+def _session(client: httpx.Client) -> dict[str, str]:
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "resume-test", "version": "1"},
+        },
+    }
+    answer = client.post("/mcp", json=hello, headers={"Accept": ACCEPT})
+    headers = {
+        "Accept": ACCEPT,
+        "mcp-session-id": answer.headers["mcp-session-id"],
+        "mcp-protocol-version": VERSION,
+    }
+    client.post(
+        "/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers
+    )
+    return headers
+
+
+def test_a_lost_stream_resumes_with_the_missed_progress_and_the_result(base: str) -> None:
+    call = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "slow", "arguments": {"steps": 6}, "_meta": {"progressToken": "p"}},
+    }
+    with httpx.Client(base_url=base, timeout=20) as client:
+        headers = _session(client)
+        seen: list[dict[str, str]] = []
+        with client.stream("POST", "/mcp", json=call, headers=headers) as response:
+            assert response.headers["content-type"].startswith("text/event-stream")
+            for event in _events(response.iter_lines()):
+                seen.append(event)
+                if len(seen) == 2:  # the priming event and the first progress
+                    break  # the connection drops here, mid-call
+        priming, first = seen
+        assert priming["data"] == "" and priming["id"] and int(priming["retry"]) > 0
+        assert json.loads(first["data"])["params"]["progress"] == 1
+        resumed: list[dict[str, Any]] = []
+        with client.stream(
+            "GET",
+            "/mcp",
+            headers={**headers, "Accept": "text/event-stream", "Last-Event-ID": first["id"]},
+        ) as again:
+            assert again.status_code == 200
+            for event in _events(again.iter_lines()):
+                if event.get("data"):
+                    resumed.append(json.loads(event["data"]))
+                    if resumed[-1].get("id") == 7:
+                        break
+    progress = [
+        m["params"]["progress"] for m in resumed if m.get("method") == "notifications/progress"
+    ]
+    assert progress == [2, 3, 4, 5, 6]  # nothing lost, nothing twice
+    assert resumed[-1]["result"]["content"][0]["text"] == "done after 6 steps"
+
+
+def test_stateless_servers_keep_no_events() -> None:
+    # Without a session there is nothing to resume: no priming event, no store to grow.
+    server = build_server(served_registry.build(), name="served")
+    with serving(http_app(server)) as url:
+        call = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "slow", "arguments": {"steps": 1}, "_meta": {"progressToken": 1}},
+        }
+        headers = {"Accept": ACCEPT, "mcp-protocol-version": VERSION}
+        response = httpx.post(f"{url}/mcp", json=call, headers=headers, timeout=20)
+    events = list(_events(iter(response.text.splitlines())))
+    assert all("id" not in e for e in events)
+
+
+@pytest.mark.anyio
+async def test_the_store_keeps_a_bounded_number_of_events() -> None:
+    store = BoundedEventStore(max_events=3)
+    ids = [await store.store_event("s", None) for _ in range(5)]
+    assert store.size == 3
+    replayed: list[Any] = []
+
+    async def collect(message: Any) -> None:
+        replayed.append(message)
+
+    assert await store.replay_events_after(ids[0], collect) is None  # gone: start over
+    assert await store.replay_events_after(ids[3], collect) == "s"
+
+
+@pytest.mark.anyio
+async def test_old_events_expire() -> None:
+    store = BoundedEventStore(max_age=0.05)
+    first = await store.store_event("s", None)
+    await anyio.sleep(0.1)
+    await store.store_event("t", None)
+    assert store.size == 1
+
+    async def collect(message: Any) -> None:
+        raise AssertionError("nothing to replay")
+
+    assert await store.replay_events_after(first, collect) is None
