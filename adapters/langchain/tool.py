@@ -20,7 +20,8 @@ from langgraph.prebuilt import ToolRuntime
 from pydantic import ConfigDict, Field
 
 from adapters.langchain.approval import call_options
-from adapters.langchain.graph_config import graph_runtime
+from adapters.langchain.asking import InterruptChannel
+from adapters.langchain.graph_config import graph_runtime, in_graph
 from adapters.langchain.injection import (
     ContextKeys,
     Injection,
@@ -47,8 +48,12 @@ def build_context(
     config: RunnableConfig | None,
     injections: list[Injection],
     context_keys: ContextKeys | None,
+    tool: str = "",
 ) -> ToolContext:
     """The :class:`ToolContext` of one call made from LangChain or LangGraph.
+
+    Inside a graph run the context's client is the person behind the run: a tool's
+    ``context.elicit(...)`` pauses the run with an interrupt (:mod:`adapters.langchain.asking`).
 
     Args:
         tool_call_id: The model's tool-call id, if known.
@@ -56,6 +61,7 @@ def build_context(
         config: The call's ``RunnableConfig``.
         injections: The tool's LangGraph-injected parameters.
         context_keys: Which caller values to copy into ``ToolContext.values``.
+        tool: The tool's name, shown with its questions.
     """
     configurable = (config or {}).get("configurable") or {}
     if runtime is not None and not configurable:
@@ -65,6 +71,7 @@ def build_context(
         call_id=tool_call_id or "",
         values=context_values(context_keys, runtime_context, configurable),
         injected=injected_values(injections, runtime, tool_call_id),
+        client=InterruptChannel(config, tool) if config is not None and in_graph(config) else None,
     )
 
 
@@ -176,6 +183,7 @@ class RegistryTool(BaseTool):
             config=config,
             injections=self.injections,
             context_keys=self.context_keys,
+            tool=self.name,
         )
         options = call_options(
             config, context=context, call_id=call_id, policy=self.policy, base=self.options

@@ -59,6 +59,7 @@ def tool_node(
             config=config,
             injections=[],
             context_keys=context_keys,
+            tool=tool_name,
         )
         return dict(args), call_options(config, context=context, call_id=None, policy=policy)
 

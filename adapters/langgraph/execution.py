@@ -86,6 +86,7 @@ class ToolExecutor:
             config=config,
             injections=injections,
             context_keys=self.context_keys,
+            tool=task.call["name"],
         )
         return call_options(
             config, context=context, call_id=call_id, policy=self.policy, base=self.options

@@ -27,6 +27,7 @@ from adapters._extras import require
 
 require("adapters.mcp_client", "mcp")
 
+from adapters.mcp_client._asking import AskInCaller, Question
 from adapters.mcp_client._config import AuthConfig, McpConfigError, McpServerConfig, load_mcp_config
 from adapters.mcp_client._handlers import ElicitationHandler, SamplingHandler, with_defaults
 from adapters.mcp_client._oauth import (
@@ -41,6 +42,7 @@ from adapters.mcp_client._remote_tool import RemoteTool, sanitize_name
 from toolkit.network import NetworkPolicy, NetworkPolicyError
 
 __all__ = [
+    "AskInCaller",
     "AuthConfig",
     "ElicitationHandler",
     "FileTokenStorage",
@@ -50,6 +52,7 @@ __all__ = [
     "NetworkPolicy",
     "NetworkPolicyError",
     "OAuthFlow",
+    "Question",
     "RemoteTool",
     "SamplingHandler",
     "ServerStatus",

@@ -35,6 +35,7 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from adapters._net import pinned_transport
+from adapters.mcp_client._asking import AskInCaller
 from adapters.mcp_client._config import McpServerConfig, expand
 from adapters.mcp_client._errors import FailureFacts, is_connection_lost, to_tool_error
 from adapters.mcp_client._handlers import ClientHandlers, client_options, oauth_for
@@ -118,6 +119,12 @@ class Connection:
         self._secrets = config.secrets()
 
     # -- public ----------------------------------------------------------------------------
+
+    @property
+    def asking(self) -> AskInCaller | None:
+        """The elicitation handler when it answers in the caller's task, else ``None``."""
+        handler = self._handlers.elicitation if self._handlers else None
+        return handler if isinstance(handler, AskInCaller) else None
 
     @property
     def pid(self) -> int | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -95,13 +96,16 @@ class RemoteTool(JsonSchemaTool):
         values = context.values
         headers = {h: str(values[k]) for k, h in config.context_headers.items() if k in values}
         meta = {m: values[k] for k, m in config.context_meta.items() if k in values}
-        result = await self._connection.call_tool(
+        send = functools.partial(
+            self._connection.call_tool,
             self._tool.name,
             arguments,
             meta=meta or None,
             headers=headers,
             progress=context.progress,  # the remote server's progress reaches our caller
         )
+        asking = self._connection.asking
+        result = await (asking.run(self.server, self._name, context, send) if asking else send())
         out = to_tool_result(result, tool=self._name)
         out.call_id = context.call_id
         return out

@@ -15,6 +15,7 @@ import mcp_types
 from mcp.server import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
+from adapters.mcp_server._rounds import Rounds
 from toolkit.errors import ErrorCode, ToolError
 from toolkit.interaction import LOG_LEVELS, Elicitation, LogLevel, SamplingMessage
 
@@ -38,6 +39,8 @@ class SessionChannel:
         levels: Log level per client (``session_key``), as set by ``logging/setLevel``.
         scrub: Masks secrets in text before it leaves (the registry processor's scrubber), so
             a log line reaches the client as clean as an error message reaches the model.
+        rounds: For a 2026-07-28 client: questions end the round (:mod:`._rounds`) instead of
+            being sent mid-call.
     """
 
     def __init__(
@@ -46,10 +49,12 @@ class SessionChannel:
         levels: MutableMapping[str, str],
         *,
         scrub: Callable[[str], str] = str,
+        rounds: Rounds | None = None,
     ) -> None:
         self._ctx = ctx
         self._levels = levels
         self._scrub = scrub
+        self._rounds = rounds
 
     async def log(self, level: LogLevel, data: Any, logger: str | None) -> None:
         """Send ``data`` unless the client asked for a higher level only."""
@@ -74,6 +79,8 @@ class SessionChannel:
     async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicitation:
         """Ask the user; ``DENIED`` when the client declared no elicitation capability."""
         self._require("elicitation", "ask its user for input")
+        if self._rounds is not None:  # 2026-07-28: the client answers and calls again
+            return self._rounds.elicit(message, schema)
         try:
             result = await self._ctx.session.elicit_form(
                 message, dict(schema), related_request_id=self._ctx.request_id

@@ -30,8 +30,9 @@ async def remote_tools(registry: ToolRegistry, config: str | Path) -> AsyncItera
         adapters.mcp_client.McpConfigError: The config file is invalid.
         toolkit.RegistrationError: A remote tool's name collides with a local one.
     """
-    from adapters.mcp_client import McpClientPool, load_mcp_config
+    from adapters.mcp_client import AskInCaller, McpClientPool, load_mcp_config
 
-    async with McpClientPool(load_mcp_config(config)) as pool:
+    # A remote server's question goes to the client whose call caused it.
+    async with McpClientPool(load_mcp_config(config), elicitation=AskInCaller()) as pool:
         added = await pool.register_into(registry)
         yield [tool.name for tool in added]

@@ -29,6 +29,7 @@ from adapters.mcp_server._changes import ListChangeNotifier
 from adapters.mcp_server._channel import SessionChannel, session_key
 from adapters.mcp_server._log_relay import relaying_logs
 from adapters.mcp_server._paging import ToolListing
+from adapters.mcp_server._rounds import InputRequired, Rounds, state_boundary
 from adapters.mcp_server._wire import call_result, tool_entry
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode
@@ -94,6 +95,7 @@ class RegistryServer(Server[Any]):
         self.add_request_handler("tools/call", CallToolRequestParams, self._call_tool)
         self.add_request_handler("logging/setLevel", SetLevelRequestParams, self._set_level)
         self.middleware.append(self.changes)
+        self.middleware.append(state_boundary(name))
         registry.on_change(self.changes.registry_changed)
 
     def create_initialization_options(
@@ -156,19 +158,30 @@ class RegistryServer(Server[Any]):
         # The correlation id is the server's own: a client's JSON-RPC id repeats across
         # clients and connections (every client starts at 0 or 1), so it identifies nothing.
         call_id = new_call_id()
+        rounds = Rounds.of(ctx.protocol_version, params)
+        channel = SessionChannel(
+            ctx, self._log_levels, scrub=self.registry.processor.scrub, rounds=rounds
+        )
         context = ToolContext(
             call_id=call_id,
             values={**_caller_values(ctx), **self._caller(ctx)},
             progress=ctx.session.report_progress,
-            client=SessionChannel(ctx, self._log_levels, scrub=self.registry.processor.scrub),
+            client=channel,
         )
         # The registry's own approver decides when it has one; else the client's user does.
         approver = None if self.registry.invoker.approver is not None else self._approver
-        assert context.client is not None
-        with relaying_logs(context.client):
-            result = await self.registry.call(
-                params.name, params.arguments or {}, context, call_id=call_id, approver=approver
-            )
+        try:
+            with relaying_logs(channel):
+                result = await self.registry.call(
+                    params.name,
+                    params.arguments or {},
+                    context,
+                    call_id=call_id,
+                    approver=approver,
+                    propagate=(InputRequired,),
+                )
+        except InputRequired as needed:  # a 2026-07-28 client answers, then calls again
+            return needed.result()
         if result.code is ErrorCode.TOOL_NOT_FOUND:
             # The spec makes an unknown tool a protocol error, not a tool result.
             raise MCPError(INVALID_PARAMS, result.content, data={"code": result.code.value})

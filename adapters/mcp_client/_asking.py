@@ -1,0 +1,149 @@
+"""Questions from a server answered by whoever called the tool, in the task of that call.
+
+A server's ``elicitation/create`` arrives in the connection's own task, but the one who can
+answer is the caller of the tool: the client of our MCP server (the gateway relays the
+question), or the person behind a LangGraph run (an interrupt, which must be raised in the
+graph node that called the tool). :class:`AskInCaller` is an elicitation handler that carries
+each question to the call waiting on that server and answers it there: by default through the
+call's ``ToolContext`` (``context.elicit``, whatever the sink put there), or with the ``ask``
+function given to it. If answering raises (an interrupt does), the call is cancelled on the
+server and the question answered ``cancel``.
+
+Routing: MCP does not say which request a server's question belongs to, so a question goes to
+the one call in flight on that server; with none or several in flight it is declined (with a
+warning naming the server), never guessed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from toolkit.context import ToolContext
+from toolkit.interaction import Elicitation
+
+__all__ = ["AskInCaller", "Question"]
+
+log = logging.getLogger("toolkit.mcp")
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A server's question, as the caller of the tool sees it.
+
+    Attributes:
+        server: The server's config key.
+        tool: The tool whose call the server is running (its registry name).
+        message: What the server asks.
+        schema: The JSON Schema of the answer (a flat object of typed fields).
+        context: The context of the call that caused the question.
+    """
+
+    server: str
+    tool: str
+    message: str
+    schema: Mapping[str, Any]
+    context: ToolContext = field(repr=False)
+    _answer: concurrent.futures.Future[Elicitation] = field(repr=False, compare=False)
+
+    def reply(self, answer: Elicitation) -> None:
+        """Give the answer (once; later replies are ignored)."""
+        if not self._answer.done():
+            self._answer.set_result(answer)
+
+
+@dataclass(eq=False)
+class _Waiter:
+    tool: str
+    context: ToolContext
+    loop: asyncio.AbstractEventLoop
+    questions: asyncio.Queue[Question] = field(default_factory=asyncio.Queue)
+
+
+Ask = Callable[[Question], Elicitation | Awaitable[Elicitation]]
+
+
+async def ask_the_caller(question: Question) -> Elicitation:
+    """Ask through the call's context (the caller's client, a LangGraph interrupt…)."""
+    if question.context.client is None:
+        log.warning(
+            "MCP server %r asked for input (%r) during a call of %s, whose caller cannot be "
+            "asked; declined",
+            question.server,
+            question.message,
+            question.tool,
+        )
+        return Elicitation(action="decline")
+    return await question.context.client.elicit(question.message, question.schema)
+
+
+class AskInCaller:
+    """An elicitation handler for ``McpClientPool(elicitation=...)`` answering in the caller.
+
+    Args:
+        ask: Called in the task of the tool call with each question; returns the answer (or
+            raises, which cancels the call). Default: ask whoever called the tool, through the
+            call's ``ToolContext``: a LangGraph run pauses with an interrupt, and a client of
+            our MCP server is asked in turn.
+    """
+
+    def __init__(self, ask: Ask = ask_the_caller) -> None:
+        self._ask = ask
+        self._waiting: dict[str, list[_Waiter]] = {}
+
+    async def __call__(self, server: str, message: str, schema: Mapping[str, Any]) -> Elicitation:
+        """The pool's side: hand the question to the call in flight and wait for the answer."""
+        waiters = self._waiting.get(server, [])
+        if len(waiters) != 1:
+            log.warning(
+                "MCP server %r asked for input (%r) while %d of its tool calls were in flight; "
+                "declined, since the question cannot be matched to one call",
+                server,
+                message,
+                len(waiters),
+            )
+            return Elicitation(action="decline")
+        waiter = waiters[0]
+        answer: concurrent.futures.Future[Elicitation] = concurrent.futures.Future()
+        question = Question(server, waiter.tool, message, dict(schema), waiter.context, answer)
+        waiter.loop.call_soon_threadsafe(waiter.questions.put_nowait, question)
+        try:
+            return await asyncio.wrap_future(answer)
+        finally:
+            question.reply(Elicitation(action="cancel"))  # a cancelled wait leaves no one hanging
+
+    async def run(
+        self, server: str, tool: str, context: ToolContext, call: Callable[[], Awaitable[T]]
+    ) -> T:
+        """Run ``call`` (a tool call on ``server``), answering its questions in this task."""
+        waiter = _Waiter(tool, context, asyncio.get_running_loop())
+        self._waiting.setdefault(server, []).append(waiter)
+        running = asyncio.ensure_future(call())
+        try:
+            while True:
+                asked = asyncio.ensure_future(waiter.questions.get())
+                await asyncio.wait({running, asked}, return_when=asyncio.FIRST_COMPLETED)
+                if not asked.done():
+                    asked.cancel()
+                    return running.result()  # done: its result, or its exception
+                question = asked.result()
+                try:
+                    answer = self._ask(question)
+                    if inspect.isawaitable(answer):
+                        answer = await answer
+                except BaseException:
+                    question.reply(Elicitation(action="cancel"))
+                    raise
+                question.reply(answer)
+        finally:
+            self._waiting[server].remove(waiter)
+            if not running.done():
+                running.cancel()  # the server hears notifications/cancelled
+                await asyncio.wait({running})
