@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from adapters.mcp_server._auth import token_from_env
 from adapters.mcp_server._callers import load_callers
 from adapters.mcp_server._factory import AppSettings, observe
 from adapters.mcp_server._http import serve_http
+from adapters.mcp_server._rounds import STATE_KEY_ENV
 from adapters.mcp_server._server import build_server
 from adapters.mcp_server._sources import add_http_tools, serving_sources
 from adapters.mcp_server._stdio import serve_stdio
@@ -197,6 +199,9 @@ def run_workers(settings: AppSettings, *, port: int, workers: int, graceful_s: i
     (up to ``graceful_s`` seconds) before it exits.
     """
     os.environ.update(settings.to_env())
+    # Every worker must open the requestState another one sealed (a client's next round may
+    # reach any worker): one key for all, unless the operator set one for all replicas.
+    os.environ.setdefault(STATE_KEY_ENV, secrets.token_urlsafe(32))
     uvicorn.run(
         "adapters.mcp_server._factory:create_app",
         factory=True,

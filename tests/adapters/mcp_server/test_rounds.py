@@ -76,3 +76,37 @@ async def test_a_forged_request_state_is_refused() -> None:
             await client.session.call_tool(
                 "order_shirt", {}, request_state=forged, allow_input_required=True
             )
+
+
+async def test_workers_sharing_the_key_continue_each_others_rounds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TOOLKIT_REQUEST_STATE_KEY", "k" * 43)
+    first, second = build_server(_registry()), build_server(_registry())  # two workers
+    name = types.ElicitResult(action="accept", content={"name": "Ada"})
+    size = types.ElicitResult(action="accept", content={"size": 40})
+
+    async def unused(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        raise AssertionError("answered by hand below")  # declares the capability
+
+    async with (
+        Client(first, elicitation_callback=unused) as a,
+        Client(second, elicitation_callback=unused) as b,
+    ):
+        one = await a.session.call_tool("order_shirt", {}, allow_input_required=True)
+        assert isinstance(one, types.InputRequiredResult) and one.input_requests
+        two = await b.session.call_tool(
+            "order_shirt", {}, input_responses={"elicit-0": name}, allow_input_required=True
+        )
+        assert isinstance(two, types.InputRequiredResult) and two.request_state
+        done = await a.session.call_tool(
+            "order_shirt",
+            {},
+            input_responses={"elicit-1": size},
+            request_state=two.request_state,
+            allow_input_required=True,
+        )
+    assert isinstance(done, types.CallToolResult)
+    assert done.content[0].text == "shirt for Ada in size 40"  # type: ignore[union-attr]
