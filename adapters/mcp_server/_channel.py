@@ -107,6 +107,15 @@ class SessionChannel:
             )
             for m in messages
         ]
+        if self._rounds is not None:  # 2026-07-28: the client answers and calls again
+            return self._rounds.sample(
+                mcp_types.CreateMessageRequestParams(
+                    messages=wire,
+                    max_tokens=max_tokens,
+                    system_prompt=system_prompt,
+                    temperature=temperature,
+                )
+            )
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

@@ -1,13 +1,14 @@
 """Questions to a 2026-07-28 client: answered by calling again (multi-round-trip requests).
 
 From protocol 2026-07-28 on, a server does not send its own requests in the middle of a call.
-A tool that asks (``context.elicit``) instead ends the round: the server answers the call with
-an ``InputRequiredResult`` holding the question, the client asks its user and calls the tool
-again with the answer, and the tool runs again from its start. Each question is keyed by its
-place in the tool's run (``elicit-0``, ``elicit-1``…), so a tool asks the same questions in the
-same order and every answer given so far comes back to it; earlier answers travel in the
-``requestState``, which the SDK's ``RequestStateBoundary`` seals and verifies, so a client
-cannot forge them. This is the same replay rule LangGraph interrupts follow.
+A tool that asks (``context.elicit``, or ``context.sample`` for the client's model) instead
+ends the round: the server answers the call with an ``InputRequiredResult`` holding the
+question, the client answers and calls the tool again, and the tool runs again from its start.
+Each question is keyed by its place in the tool's run (``elicit-0``, ``sample-0``…), so a tool
+asks the same questions in the same order and every answer given so far comes back to it;
+earlier answers travel in the ``requestState``, which the SDK's ``RequestStateBoundary`` seals
+and verifies, so a client cannot forge them. This is the same replay rule LangGraph interrupts
+follow.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ class Rounds:
     def __init__(self, answers: Mapping[str, Any]) -> None:
         self.answers = dict(answers)
         self._asked = 0
+        self._sampled = 0
 
     @classmethod
     def of(cls, protocol: str | None, params: mcp_types.CallToolRequestParams) -> Rounds | None:
@@ -69,6 +71,8 @@ class Rounds:
         for key, response in (params.input_responses or {}).items():
             if isinstance(response, mcp_types.ElicitResult):
                 answers[key] = {"action": response.action, "content": response.content or {}}
+            elif isinstance(response, mcp_types.CreateMessageResult):
+                answers[key] = {"text": _text(response.content)}
         return cls(answers)
 
     def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicitation:
@@ -80,6 +84,20 @@ class Rounds:
             return Elicitation(action=answer["action"], content=dict(answer.get("content") or {}))
         params = mcp_types.ElicitRequestFormParams(message=message, requested_schema=dict(schema))
         raise InputRequired({key: mcp_types.ElicitRequest(params=params)}, self.answers)
+
+    def sample(self, request: mcp_types.CreateMessageRequestParams) -> str:
+        """The client model's answer if it gave it; else the round ends here."""
+        key = f"sample-{self._sampled}"
+        self._sampled += 1
+        answer = self.answers.get(key)
+        if isinstance(answer, dict) and isinstance(answer.get("text"), str):
+            return str(answer["text"])
+        raise InputRequired({key: mcp_types.CreateMessageRequest(params=request)}, self.answers)
+
+
+def _text(content: Any) -> str:
+    blocks = content if isinstance(content, list) else [content]
+    return "\n".join(b.text for b in blocks if isinstance(b, mcp_types.TextContent))
 
 
 def state_boundary(name: str) -> RequestStateBoundary:

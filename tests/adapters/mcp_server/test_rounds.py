@@ -110,3 +110,31 @@ async def test_workers_sharing_the_key_continue_each_others_rounds(
         )
     assert isinstance(done, types.CallToolResult)
     assert done.content[0].text == "shirt for Ada in size 40"  # type: ignore[union-attr]
+
+
+async def test_sampling_is_asked_the_same_way() -> None:
+    @mcp_tool
+    async def haiku(topic: str, context: ToolContext) -> str:
+        """Write a haiku with the client's model.
+
+        Args:
+            topic: What about.
+        """
+        return await context.sample(f"A haiku about {topic}", max_tokens=60)
+
+    async def model(
+        context: ClientRequestContext, params: types.CreateMessageRequestParams
+    ) -> types.CreateMessageResult:
+        prompt = params.messages[-1].content
+        assert isinstance(prompt, types.TextContent)
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(type="text", text=f"[{prompt.text}]"),
+            model="stub",
+        )
+
+    registry = ToolRegistry()
+    registry.register(haiku)
+    async with Client(build_server(registry), sampling_callback=model) as client:
+        result = await client.call_tool("haiku", {"topic": "bins"})
+    assert result.content[0].text == "[A haiku about bins]"  # type: ignore[union-attr]
