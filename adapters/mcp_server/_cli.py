@@ -16,6 +16,7 @@ import uvicorn
 from adapters.mcp_server._auth import token_from_env
 from adapters.mcp_server._callers import load_callers
 from adapters.mcp_server._factory import AppSettings, observe
+from adapters.mcp_server._gateway import check_config
 from adapters.mcp_server._http import serve_http
 from adapters.mcp_server._rounds import STATE_KEY_ENV
 from adapters.mcp_server._server import build_server
@@ -182,12 +183,7 @@ def _check_files(settings: AppSettings) -> None:
     for toolset in toolsets:
         toolset.close()
     if settings.config is not None and has_servers:
-        from adapters.mcp_client import McpConfigError, load_mcp_config
-
-        try:
-            load_mcp_config(settings.config)
-        except McpConfigError as exc:
-            raise ValueError(str(exc)) from None
+        check_config(settings.config)
     if settings.callers is not None:
         load_callers(settings.callers)
 

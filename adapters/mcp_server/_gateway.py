@@ -13,7 +13,7 @@ from pathlib import Path
 
 from toolkit.registry import ToolRegistry
 
-__all__ = ["remote_tools"]
+__all__ = ["check_config", "remote_tools"]
 
 
 @asynccontextmanager
@@ -36,3 +36,17 @@ async def remote_tools(registry: ToolRegistry, config: str | Path) -> AsyncItera
     async with McpClientPool(load_mcp_config(config), elicitation=AskInCaller()) as pool:
         added = await pool.register_into(registry)
         yield [tool.name for tool in added]
+
+
+def check_config(config: str | Path) -> None:
+    """Read ``config`` as the gateway would, without connecting.
+
+    Raises:
+        ValueError: The config is invalid (the message names the server, field and fix).
+    """
+    from adapters.mcp_client import McpConfigError, load_mcp_config
+
+    try:
+        load_mcp_config(config)
+    except McpConfigError as exc:
+        raise ValueError(str(exc)) from None

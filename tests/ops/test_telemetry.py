@@ -141,6 +141,14 @@ def test_the_call_log_names_the_caller_from_a_trusted_header(tmp_path: Path) -> 
     ]
 
 
+def _private_tracing() -> tuple[InMemorySpanExporter, TracerProvider]:
+    """A tracer provider of the test's own, exporting to memory."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return exporter, provider
+
+
 def test_secrets_never_reach_a_span() -> None:
     @mcp_tool
     def login(user: str, password: str) -> str:
@@ -154,9 +162,7 @@ def test_secrets_never_reach_a_span() -> None:
 
     registry = ToolRegistry()
     registry.register(login)
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    exporter, provider = _private_tracing()
     registry.subscribe(CallTelemetry(registry, arguments=True, tracer_provider=provider))
     registry.call_sync("login", {"user": "bob", "password": "hunter22"})
     (span,) = exporter.get_finished_spans()
@@ -170,9 +176,7 @@ def test_instrumenting_twice_never_doubles_the_spans() -> None:
 
     registry = ToolRegistry()
     registry.register(ping)
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    exporter, provider = _private_tracing()
     instrument(registry, tracer_provider=provider)
     undo = instrument(registry, tracer_provider=provider)  # e.g. a second app on one registry
     registry.call_sync("ping", {})
