@@ -16,7 +16,9 @@ require("adapters.mcp_server", "mcp")
 from adapters.mcp_server._approval import ElicitingApprover
 from adapters.mcp_server._auth import BearerGuard, token_from_env
 from adapters.mcp_server._callers import Caller, CallerMap, load_callers
+from adapters.mcp_server._channel import SessionChannel
 from adapters.mcp_server._cli import serve_command
+from adapters.mcp_server._events import BoundedEventStore
 from adapters.mcp_server._factory import AppSettings, create_app
 from adapters.mcp_server._http import DEFAULT_MAX_BODY_BYTES, http_app, serve_http
 from adapters.mcp_server._server import RegistryServer, build_server
@@ -28,10 +30,12 @@ __all__ = [
     "ERROR_META_KEY",
     "AppSettings",
     "BearerGuard",
+    "BoundedEventStore",
     "Caller",
     "CallerMap",
     "ElicitingApprover",
     "RegistryServer",
+    "SessionChannel",
     "build_server",
     "create_app",
     "http_app",

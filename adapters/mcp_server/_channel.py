@@ -134,6 +134,23 @@ class SessionChannel:
         blocks = content if isinstance(content, list) else [content]
         return "\n".join(b.text for b in blocks if isinstance(b, mcp_types.TextContent))
 
+    async def close_stream(self) -> bool:
+        """Close this call's SSE stream now; the call goes on and its events are kept.
+
+        A client that resumes streams (protocol 2025-11-25 and later, HTTP sessions) reconnects
+        with ``Last-Event-ID`` and receives what it missed, the result included, so a long call
+        need not hold one connection open.
+
+        Returns:
+            ``True`` when the stream was closed; ``False`` when this call's transport cannot
+            resume one (stdio, stateless HTTP, an older client), and the stream stays open.
+        """
+        close = self._ctx.close_sse_stream
+        if close is None:
+            return False
+        await close()
+        return True
+
     def _require(self, capability: str, what: str) -> None:
         declared = self._ctx.session.client_capabilities
         if declared is None or getattr(declared, capability, None) is None:

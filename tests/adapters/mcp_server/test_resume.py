@@ -11,10 +11,10 @@ import anyio
 import httpx
 import pytest
 
-from adapters.mcp_server import build_server, http_app
-from adapters.mcp_server._events import BoundedEventStore
+from adapters.mcp_server import BoundedEventStore, SessionChannel, build_server, http_app
 from tests.support import served_registry
 from tests.support.serving import serving
+from toolkit import ToolContext, ToolRegistry, mcp_tool
 
 VERSION = "2025-11-25"
 ACCEPT = "application/json, text/event-stream"
@@ -40,13 +40,13 @@ def base() -> Iterator[str]:
         yield url
 
 
-def _session(client: httpx.Client) -> dict[str, str]:
+def _session(client: httpx.Client, version: str = VERSION) -> dict[str, str]:
     hello = {
         "jsonrpc": "2.0",
         "id": 0,
         "method": "initialize",
         "params": {
-            "protocolVersion": VERSION,
+            "protocolVersion": version,
             "capabilities": {},
             "clientInfo": {"name": "resume-test", "version": "1"},
         },
@@ -55,7 +55,7 @@ def _session(client: httpx.Client) -> dict[str, str]:
     headers = {
         "Accept": ACCEPT,
         "mcp-session-id": answer.headers["mcp-session-id"],
-        "mcp-protocol-version": VERSION,
+        "mcp-protocol-version": version,
     }
     client.post(
         "/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers
@@ -143,3 +143,49 @@ async def test_old_events_expire() -> None:
         raise AssertionError("nothing to replay")
 
     assert await store.replay_events_after(first, collect) is None
+
+
+@mcp_tool
+async def hand_back(context: ToolContext) -> str:
+    """Close the stream at once, then finish a moment later."""
+    assert isinstance(context.client, SessionChannel)
+    closed = await context.client.close_stream()
+    await anyio.sleep(0.2)
+    return f"stream closed early: {closed}"
+
+
+def _hand_back_server() -> Any:
+    registry = ToolRegistry()
+    registry.register(hand_back)
+    return http_app(build_server(registry, name="poll"), stateless=False)
+
+
+def test_a_tool_hands_its_stream_back_and_the_client_polls_for_the_result() -> None:
+    call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "hand_back"}}
+    with serving(_hand_back_server()) as url, httpx.Client(base_url=url, timeout=20) as client:
+        headers = _session(client)
+        with client.stream("POST", "/mcp", json=call, headers=headers) as response:
+            lines = list(response.iter_lines())  # ends early: the tool closed it
+        events = list(_events(iter(lines)))
+        assert [e["data"] for e in events] == [""], "only the priming event before the close"
+        result: dict[str, Any] = {}
+        with client.stream(
+            "GET",
+            "/mcp",
+            headers={**headers, "Accept": "text/event-stream", "Last-Event-ID": events[0]["id"]},
+        ) as again:
+            for event in _events(again.iter_lines()):
+                if event.get("data") and json.loads(event["data"]).get("id") == 3:
+                    result = json.loads(event["data"])
+                    break
+    assert result["result"]["content"][0]["text"] == "stream closed early: True"
+
+
+def test_an_older_client_keeps_its_stream() -> None:
+    # 2025-03-26 clients cannot resume, so closing would lose the result: the stream stays open.
+    call = {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "hand_back"}}
+    with serving(_hand_back_server()) as url, httpx.Client(base_url=url, timeout=20) as client:
+        headers = _session(client, "2025-03-26")
+        answer = client.post("/mcp", json=call, headers=headers)
+    data = [e["data"] for e in _events(iter(answer.text.splitlines())) if e.get("data")]
+    assert json.loads(data[-1])["result"]["content"][0]["text"] == "stream closed early: False"
