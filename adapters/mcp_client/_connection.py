@@ -18,6 +18,7 @@ from __future__ import annotations
 import fnmatch
 import logging
 import math
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from contextvars import ContextVar
@@ -33,6 +34,7 @@ from mcp.client._transport import TransportStreams
 from mcp.client.session import IncomingMessage, MessageHandlerFnT
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 from adapters._net import pinned_transport
 from adapters.mcp_client._asking import AskInCaller
@@ -202,24 +204,27 @@ class Connection:
         for attempt in range(2):
             client = await self.client()
             token = _call_headers.set(dict(headers or {}))
+            started = time.monotonic()
             try:
-                with anyio.fail_after(timeout if timeout is not None else math.inf):
-                    return await client.call_tool(
-                        name,
-                        arguments,
-                        progress_callback=progress,  # type: ignore[arg-type]
-                        meta=meta,  # type: ignore[arg-type]
-                    )
-            except TimeoutError:
-                raise self._maybe_ran(
+                # The SDK's own request clock (one cancel scope it enters anyway) keeps the
+                # limit; a scope of ours around it cost about 20 µs per call.
+                return await client.call_tool(
                     name,
-                    ToolError(
-                        f"Tool {name} on MCP server {self.config.name!r} did not finish within "
-                        f"{timeout:g} s. Try again, or with a smaller request.",
-                        code=ErrorCode.TIMEOUT,
-                    ),
-                ) from None
+                    arguments,
+                    read_timeout_seconds=timeout,
+                    progress_callback=progress,  # type: ignore[arg-type]
+                    meta=meta,  # type: ignore[arg-type]
+                )
             except Exception as exc:
+                if _ran_out(exc, time.monotonic() - started, timeout):
+                    raise self._maybe_ran(
+                        name,
+                        ToolError(
+                            f"Tool {name} on MCP server {self.config.name!r} did not finish "
+                            f"within {timeout:g} s. Try again, or with a smaller request.",
+                            code=ErrorCode.TIMEOUT,
+                        ),
+                    ) from None
                 error = await self._failure(exc, "call")
                 # A terminated HTTP session never ran the request: reconnect and send it again.
                 if attempt == 0 and _session_expired(exc):
@@ -468,6 +473,20 @@ def _listens(client: Client) -> bool:
     tools = client.server_capabilities.tools
     modern = client.protocol_version in mcp_types.version.MODERN_PROTOCOL_VERSIONS
     return modern and bool(tools and tools.list_changed)
+
+
+def _ran_out(exc: Exception, elapsed: float, timeout: float | None) -> bool:
+    """Whether ``exc`` is the SDK's own request timeout rather than a server's -32001 reply.
+
+    The SDK raises the same code a server may answer with; only ours comes after the whole
+    limit has passed (its clock starts once the request is written).
+    """
+    return (
+        timeout is not None
+        and isinstance(exc, MCPError)
+        and exc.code == mcp_types.REQUEST_TIMEOUT
+        and elapsed >= timeout
+    )
 
 
 def _session_expired(exc: BaseException) -> bool:

@@ -84,6 +84,23 @@ async def test_http_server_works_and_sends_allowlisted_headers(
     assert who.structured["tenant_header"] == "acme"
 
 
+async def test_http_slow_tool_times_out_and_the_connection_stays(
+    http_config: dict[str, Any],
+) -> None:
+    async with McpClientPool({"h": {**http_config, "call_timeout": 0.5}}) as pool:
+        registry = ToolRegistry()
+        await pool.register_into(registry)
+        started = time.perf_counter()
+        late = await registry.call("h_slow", {"ms": 3000})
+        elapsed = time.perf_counter() - started
+        again = await registry.call("h_echo", {"text": "still up"})
+        assert pool.connection("h").connects == 1
+    assert late.code == ErrorCode.TIMEOUT and "did not finish within 0.5 s" in late.content
+    assert "not marked idempotent" in late.content  # it may have run: not sent again
+    assert elapsed < 0.5 + 2.0
+    assert again.content == "still up"
+
+
 async def test_http_401_is_auth_failed_without_the_secret(
     http_server: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
