@@ -14,12 +14,15 @@ Tokens are kept per server in the same user-only file as ``"oauth"`` tokens.
 from __future__ import annotations
 
 import base64
+import logging
+import warnings
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote_plus
 
 import httpx2
+from mcp import MCPDeprecationWarning
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.extensions.client_credentials import (
     ClientCredentialsOAuthProvider,
@@ -32,6 +35,8 @@ from adapters.mcp_client._config import AuthConfig, expand
 from adapters.mcp_client._oauth import FileTokenStorage, token_path
 
 __all__ = ["TOKEN_EXCHANGE", "fetch_id_jag", "service_auth"]
+
+log = logging.getLogger("toolkit.mcp")
 
 #: RFC 8693 grant and token types of the identity provider leg of SEP-990.
 TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
@@ -50,31 +55,16 @@ def service_auth(server: str, url: str, auth: AuthConfig) -> httpx2.Auth | None:
     issuer = expand(auth.issuer) if auth.issuer else None
     client_id = expand(auth.client_id or "")
     if auth.type == "client_credentials":
-        if auth.client_secret:
-            return ClientCredentialsOAuthProvider(
-                server_url=url,
-                storage=storage,
-                client_id=client_id,
-                client_secret=expand(auth.client_secret),
-                token_endpoint_auth_method=auth.token_auth or "client_secret_basic",
-                scope=scope,
-                issuer=issuer,
+        if issuer is None:
+            log.warning(
+                "MCP server %r: auth 'client_credentials' has no 'issuer', so its credentials "
+                "go to whichever authorization server the MCP server names; set 'issuer' to "
+                "your authorization server's issuer URL",
+                server,
             )
-        signing = SignedJWTParameters(
-            issuer=client_id,
-            subject=client_id,
-            signing_key=_private_key(auth),
-            signing_algorithm=auth.signing_algorithm,
-        )
-        provider: OAuthClientProvider = PrivateKeyJWTOAuthProvider(
-            server_url=url,
-            storage=storage,
-            client_id=client_id,
-            assertion_provider=signing.create_assertion_provider(),
-            scope=scope,
-            issuer=issuer,
-        )
-        return provider
+        with warnings.catch_warnings():  # said above, in our words
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            return _client_credentials(url, storage, client_id, auth, issuer)
     if auth.type == "identity_assertion":
         return IdentityAssertionOAuthProvider(
             server_url=url,
@@ -92,6 +82,35 @@ def service_auth(server: str, url: str, auth: AuthConfig) -> httpx2.Auth | None:
             token_endpoint_auth_method=auth.token_auth or "client_secret_basic",
         )
     return None
+
+
+def _client_credentials(
+    url: str, storage: FileTokenStorage, client_id: str, auth: AuthConfig, issuer: str | None
+) -> OAuthClientProvider:
+    if auth.client_secret:
+        return ClientCredentialsOAuthProvider(
+            server_url=url,
+            storage=storage,
+            client_id=client_id,
+            client_secret=expand(auth.client_secret),
+            token_endpoint_auth_method=auth.token_auth or "client_secret_basic",
+            scope=auth.scope,
+            issuer=issuer,
+        )
+    signing = SignedJWTParameters(
+        issuer=client_id,
+        subject=client_id,
+        signing_key=_private_key(auth),
+        signing_algorithm=auth.signing_algorithm,
+    )
+    return PrivateKeyJWTOAuthProvider(
+        server_url=url,
+        storage=storage,
+        client_id=client_id,
+        assertion_provider=signing.create_assertion_provider(),
+        scope=auth.scope,
+        issuer=issuer,
+    )
 
 
 def _private_key(auth: AuthConfig) -> str:

@@ -152,15 +152,17 @@ async def test_a_private_key_signs_the_assertion(
 
 @pytest.mark.anyio
 async def test_a_wrong_secret_is_a_clear_auth_failure(
-    server: AuthorizationServer, monkeypatch: pytest.MonkeyPatch
+    server: AuthorizationServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.setenv("SVC_SECRET", "not-the-secret-at-all")
     auth = {"type": "client_credentials", "client_id": "svc", "client_secret": "${SVC_SECRET}"}
-    with pytest.raises(ToolError) as failed:
+    with pytest.raises(ToolError) as failed, caplog.at_level("WARNING", logger="toolkit.mcp"):
         await _call(server.base, auth)
     assert failed.value.code is ErrorCode.AUTH_FAILED
     assert "check 'client_id' and 'client_secret' or the private key" in failed.value.message
     assert "not-the-secret-at-all" not in str(failed.value)
+    # Without 'issuer' the MCP server picks where the secret goes: the log says so.
+    assert "has no 'issuer'" in caplog.text and "not-the-secret-at-all" not in caplog.text
 
 
 @pytest.mark.parametrize(
