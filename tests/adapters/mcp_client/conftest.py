@@ -67,7 +67,11 @@ def http_server() -> Iterator[str]:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         proc.terminate()
-        proc.wait(10)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:  # a call still in flight holds uvicorn's shutdown
+            proc.kill()
+            proc.wait()
 
 
 @pytest.fixture(scope="session")
