@@ -55,16 +55,18 @@ def service_auth(server: str, url: str, auth: AuthConfig) -> httpx2.Auth | None:
     issuer = expand(auth.issuer) if auth.issuer else None
     client_id = expand(auth.client_id or "")
     if auth.type == "client_credentials":
-        if issuer is None:
-            log.warning(
-                "MCP server %r: auth 'client_credentials' has no 'issuer', so its credentials "
-                "go to whichever authorization server the MCP server names; set 'issuer' to "
-                "your authorization server's issuer URL",
-                server,
-            )
-        with warnings.catch_warnings():  # said above, in our words
-            warnings.simplefilter("ignore", MCPDeprecationWarning)
+        if issuer is not None:
             return _client_credentials(url, storage, client_id, auth, issuer)
+        log.warning(
+            "MCP server %r: auth 'client_credentials' has no 'issuer', so its credentials go to "
+            "whichever authorization server the MCP server names; set 'issuer' to your "
+            "authorization server's issuer URL",
+            server,
+        )
+        # The SDK says the same in a deprecation warning that is hidden by default.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            return _client_credentials(url, storage, client_id, auth, None)
     if auth.type == "identity_assertion":
         return IdentityAssertionOAuthProvider(
             server_url=url,
