@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from adapters.http._body import DEFAULT_MAX_RESPONSE_BYTES
 from toolkit.env_vars import auth_headers, expand_vars, required_vars, secret_values
 
 __all__ = [
@@ -144,7 +145,10 @@ class HttpToolConfig(BaseModel):
         method: HTTP method (any case).
         headers: Fixed headers; values may hold ``${VAR}`` / ``${VAR:-default}``.
         parameters: The tool's parameters.
-        timeout_seconds: Per-attempt timeout.
+        timeout_seconds: The total deadline of one attempt: waiting for a connection,
+            connecting, sending and every read of the answer (not a per-read timeout).
+        max_response_bytes: The most decoded bytes of a response (gzip, deflate and br are
+            counted after decoding, as they arrive); a larger answer is an error result.
         retry_count: Retries after the first attempt (idempotent methods only, unless
             ``retry_non_idempotent``).
         retry_non_idempotent: Also re-send POST and PATCH.
@@ -161,6 +165,7 @@ class HttpToolConfig(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict)
     parameters: list[HttpParameter] = Field(default_factory=list)
     timeout_seconds: float = Field(default=30.0, gt=0)
+    max_response_bytes: int = Field(default=DEFAULT_MAX_RESPONSE_BYTES, gt=0)
     retry_count: int = Field(default=0, ge=0, le=10)
     retry_non_idempotent: bool = False
     response_template: str | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -13,6 +14,7 @@ from typing import Any
 import anyio
 import httpx
 
+from adapters.http._body import BodyTooLargeError, Reply, UnreadableEncodingError, receive
 from adapters.http._config import IDEMPOTENT, HttpToolConfig
 from adapters.http._request import BuiltRequest, build_request
 from adapters.http._template import ResponseTemplate
@@ -22,12 +24,15 @@ from toolkit.errors import ErrorCode, ToolError
 from toolkit.network import NetworkPolicy, NetworkPolicyError
 from toolkit.result import ToolResult
 from toolkit.spec import ToolAnnotations, ToolOptions, ToolSpec
+from toolkit.wire_log import log_exchange, wire_log_enabled
 
 __all__ = ["HttpTool"]
 
 #: Statuses worth a retry (with an idempotent method).
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 MAX_ERROR_TEXT = 500
+#: The most read of a non-2xx body (its message is cut to MAX_ERROR_TEXT anyway).
+ERROR_BODY_BYTES = 64 * 1024
 MAX_RETRY_AFTER = 30.0
 _BACKOFF = 0.2
 
@@ -140,7 +145,7 @@ class HttpTool(JsonSchemaTool):
     def _may_retry(self) -> bool:
         return self.config.verb in IDEMPOTENT or self.config.retry_non_idempotent
 
-    async def _send_with_retries(self, request: BuiltRequest) -> httpx.Response:
+    async def _send_with_retries(self, request: BuiltRequest) -> Reply:
         attempts = 1 + (self.config.retry_count if self._may_retry else 0)
         for attempt in range(1, attempts + 1):
             last = attempt == attempts
@@ -158,33 +163,82 @@ class HttpTool(JsonSchemaTool):
             return response
         raise AssertionError("unreachable")  # pragma: no cover - the loop always returns
 
-    async def _send(self, request: BuiltRequest) -> httpx.Response:
+    async def _send(self, request: BuiltRequest) -> Reply:
+        """One attempt, within its deadline and its cap.
+
+        Rule: ``timeout_seconds`` is a total deadline for the attempt (waiting for a pooled
+        connection, connect, send, the headers and every read of the body), not a per-read
+        timeout; a service that drips its answer is cut off at the deadline. The body is
+        read within ``max_response_bytes`` decoded bytes (see ``adapters.http._body``).
+        """
+        config = self.config
         client = self._client()
-        try:
-            return await client.request(
+        started = time.perf_counter()
+        with anyio.CancelScope(deadline=anyio.current_time() + config.timeout_seconds) as scope:
+            try:
+                outgoing = client.build_request(
+                    request.method,
+                    request.url,
+                    params=request.params or None,
+                    headers=request.headers,
+                    json=request.body,
+                    timeout=config.timeout_seconds,
+                )
+                response = await client.send(outgoing, stream=True)
+                try:
+                    ok = 200 <= response.status_code < 300
+                    limit = config.max_response_bytes
+                    reply = await receive(
+                        response, limit if ok else min(limit, ERROR_BODY_BYTES), truncate=not ok
+                    )
+                finally:
+                    await response.aclose()
+            except NetworkPolicyError as exc:
+                # The connect-time check (the transport is pinned): the name now resolves to an
+                # address the policy refuses, e.g. DNS rebinding since the check above, or it
+                # does not resolve at all. Never retried.
+                raise ToolError(str(exc), code=ErrorCode.DENIED) from None
+            except BodyTooLargeError as exc:
+                raise ToolError(
+                    f"{self._name}: the response of {request.method} {_where(request)} is "
+                    f"larger than {exc.limit} bytes, the most this tool reads; ask for less "
+                    "(a filter, a smaller page). The tool's max_response_bytes sets the limit.",
+                    details={"limit": exc.limit, "reason": "response_too_large"},
+                ) from None
+            except UnreadableEncodingError as exc:
+                raise ToolError(
+                    f"{self._name}: the service's answer cannot be read: {exc}",
+                    code=ErrorCode.PROTOCOL_ERROR,
+                ) from None
+            except httpx.TimeoutException as exc:
+                if isinstance(exc, httpx.ConnectTimeout):
+                    raise httpx.ConnectError(str(exc)) from exc
+                raise self._timeout(request) from None
+            except httpx.HTTPError as exc:
+                if isinstance(exc, httpx.ConnectError):
+                    raise
+                raise self._unreachable(request, exc) from None
+        if scope.cancelled_caught:
+            raise self._timeout(request)
+        if wire_log_enabled():
+            log_exchange(
+                "http",
                 request.method,
-                request.url,
-                params=request.params or None,
-                headers=request.headers,
-                json=request.body,
-                timeout=self.config.timeout_seconds,
+                str(outgoing.url),
+                status=reply.status_code,
+                duration_ms=(time.perf_counter() - started) * 1000,
+                request_body=outgoing.content or None,
+                response_body=reply.content,
+                secrets=config.secrets(),
             )
-        except NetworkPolicyError as exc:
-            # The connect-time check (the transport is pinned): the name now resolves to an
-            # address the policy refuses, e.g. DNS rebinding since the check above. Never retried.
-            raise ToolError(str(exc), code=ErrorCode.DENIED) from None
-        except httpx.TimeoutException as exc:
-            if isinstance(exc, httpx.ConnectTimeout):
-                raise httpx.ConnectError(str(exc)) from exc
-            raise ToolError(
-                f"{self._name}: {request.method} {_where(request)} took longer than "
-                f"{self.config.timeout_seconds:g} s; try again later or ask for less",
-                code=ErrorCode.TIMEOUT,
-            ) from None
-        except httpx.HTTPError as exc:
-            if isinstance(exc, httpx.ConnectError):
-                raise
-            raise self._unreachable(request, exc) from None
+        return reply
+
+    def _timeout(self, request: BuiltRequest) -> ToolError:
+        return ToolError(
+            f"{self._name}: {request.method} {_where(request)} did not answer in full within "
+            f"{self.config.timeout_seconds:g} s; try again later or ask for less",
+            code=ErrorCode.TIMEOUT,
+        )
 
     def _unreachable(self, request: BuiltRequest, exc: Exception) -> ToolError:
         return ToolError(
@@ -193,11 +247,19 @@ class HttpTool(JsonSchemaTool):
             code=ErrorCode.UNREACHABLE,
         )
 
-    def _result(self, response: httpx.Response, context: ToolContext) -> ToolResult:
+    def _result(self, response: Reply, context: ToolContext) -> ToolResult:
+        """The result the model sees: a 2xx body is masked like an error body.
+
+        Rule: a configured secret (an API key the tool sends) never reaches the model, whether
+        the service echoes it in an error or in a successful answer.
+        """
         status = response.status_code
         if not 200 <= status < 300:
             raise self._status_error(response)
         data, is_json = _decode(response)
+        secrets = self.config.secrets()
+        if secrets and any(s.encode() in response.content for s in secrets):
+            data = _masked(data, secrets)
         if is_json:
             if self._template is not None:
                 text = self._template.render(data)
@@ -205,11 +267,11 @@ class HttpTool(JsonSchemaTool):
                 text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
             result = ToolResult(content=text, structured=data, tool=self._name)
         else:
-            result = ToolResult(content=response.text, tool=self._name)
+            result = ToolResult(content=data, tool=self._name)
         result.call_id = context.call_id
         return result
 
-    def _status_error(self, response: httpx.Response) -> ToolError:
+    def _status_error(self, response: Reply) -> ToolError:
         status = response.status_code
         text = self._mask(_error_text(response))
         said = f": {text}" if text else ""
@@ -254,9 +316,7 @@ class HttpTool(JsonSchemaTool):
         return ToolError(f"{head}.", details=details)
 
     def _mask(self, text: str) -> str:
-        for secret in self.config.secrets():
-            text = text.replace(secret, "***")
-        return text
+        return _mask_text(text, self.config.secrets())
 
     def view_facts(self) -> list[tuple[str, str]]:
         """The request a call sends, for the notebook view (secrets masked)."""
@@ -273,7 +333,24 @@ class HttpTool(JsonSchemaTool):
         return f"HttpTool({self._name!r}, {self.config.verb} {self.config.endpoint!r})"
 
 
-def _decode(response: httpx.Response) -> tuple[Any, bool]:
+def _mask_text(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        text = text.replace(secret, "***")
+    return text
+
+
+def _masked(data: Any, secrets: list[str]) -> Any:
+    """``data`` (JSON or text) with every secret replaced by ``***``, keys and values alike."""
+    if isinstance(data, str):
+        return _mask_text(data, secrets)
+    if isinstance(data, list):
+        return [_masked(v, secrets) for v in data]
+    if isinstance(data, dict):
+        return {_mask_text(str(k), secrets): _masked(v, secrets) for k, v in data.items()}
+    return data
+
+
+def _decode(response: Reply) -> tuple[Any, bool]:
     kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind == "application/json" or kind.endswith("+json"):
         try:
@@ -283,7 +360,7 @@ def _decode(response: httpx.Response) -> tuple[Any, bool]:
     return response.text, False
 
 
-def _error_text(response: httpx.Response) -> str:
+def _error_text(response: Reply) -> str:
     data, is_json = _decode(response)
     if is_json and isinstance(data, dict):
         for key in ("detail", "message", "error", "error_description", "title"):
@@ -299,7 +376,7 @@ def _error_text(response: httpx.Response) -> str:
     return text if len(text) <= MAX_ERROR_TEXT else text[: MAX_ERROR_TEXT - 1] + "…"
 
 
-def _retry_after(response: httpx.Response) -> float | None:
+def _retry_after(response: Reply) -> float | None:
     value = response.headers.get("retry-after")
     if not value:
         return None

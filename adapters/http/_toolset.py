@@ -14,13 +14,13 @@ import httpx
 import yaml
 
 from adapters._net import pinned_httpx_transport
+from adapters.http._body import ACCEPT_ENCODING
 from adapters.http._config import HttpConfigError, HttpToolConfig, parse_tool_configs
 from adapters.http._template import ResponseTemplate
 from adapters.http._tool import HttpTool
 from toolkit.network import NetworkPolicy
 from toolkit.registry import ToolRegistry
 from toolkit.views import html_safe, html_table
-from toolkit.wire_log import httpx_event_hooks
 
 __all__ = ["HttpToolset", "load_http_file"]
 
@@ -157,16 +157,16 @@ class HttpToolset:
         if client is None:
             # Connections go only to addresses the policy checked when they are opened (no gap
             # for DNS rebinding between check and connect). Redirects are not followed, so a
-            # response cannot send a request past the policy.
+            # response cannot send a request past the policy. Only encodings decoded within
+            # the response cap are asked for; the tool logs the wire itself, after its
+            # bounded read (an event hook would read the body unbounded).
             client = httpx.AsyncClient(
                 transport=pinned_httpx_transport(
                     self.network_policy, server=self._source or "HTTP tools"
                 ),
                 follow_redirects=False,
                 trust_env=False,
-                event_hooks=httpx_event_hooks(
-                    [secret for tool in self.tools for secret in tool.config.secrets()]
-                ),
+                headers={"accept-encoding": ACCEPT_ENCODING},
             )
             self._clients[loop] = client
         return client
