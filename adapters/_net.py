@@ -5,8 +5,12 @@ gap: a DNS answer that changes in between (DNS rebinding) sends the request some
 policy never saw. :func:`pinned_transport` closes it: each new connection asks
 :meth:`toolkit.network.NetworkPolicy.addresses` for the checked addresses of the host and
 connects to one of them. TLS still verifies the certificate against the host name, because
-the name (not the address) stays the request's origin. Shared by every adapter that opens
-HTTP connections (remote MCP servers, HTTP endpoint tools).
+the name (not the address) stays the request's origin.
+
+Rule: every outbound connection of the library goes through a pinned transport (HTTP endpoint
+tools, the OpenAPI document fetch, remote MCP servers, OAuth and identity-provider endpoints).
+A name the policy cannot resolve fails as a connection error (unreachable); it is never
+connected to by name, where a lookup the policy never saw would pick the address.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from toolkit.network import NetworkPolicy
+from toolkit.network import HostNotFoundError, NetworkPolicy
 
 if TYPE_CHECKING:
     import httpx
@@ -36,13 +40,22 @@ class PinnedBackend:
     Args:
         policy: The decision.
         inner: The library's default network backend, which opens the sockets.
+        connect_error: The library's connection error, raised for a name that does not resolve.
         server: Named in denial messages.
     """
 
-    def __init__(self, policy: NetworkPolicy, inner: Any, *, server: str = "") -> None:
+    def __init__(
+        self,
+        policy: NetworkPolicy,
+        inner: Any,
+        *,
+        connect_error: type[Exception] = OSError,
+        server: str = "",
+    ) -> None:
         self._policy = policy
         self._server = server
         self._inner = inner
+        self._connect_error = connect_error
 
     async def connect_tcp(
         self,
@@ -52,20 +65,34 @@ class PinnedBackend:
         local_address: str | None = None,
         socket_options: Iterable[SocketOption] | None = None,
     ) -> Any:
-        """Check ``host`` now and connect to the first checked address (or by name if none).
+        """Check ``host`` now and connect to its checked addresses, in order, until one answers.
+
+        Only a policy that judges no names (``resolve`` off, every address kind allowed)
+        returns no address; then, and only then, the name itself is connected to.
 
         Raises:
             NetworkPolicyError: The host is, or now resolves to, a denied address.
+            Exception: The library's connection error: the name does not resolve, or no
+                checked address accepted the connection.
         """
-        addresses = await self._policy.addresses(host, server=self._server)
-        target = addresses[0] if addresses else host
-        return await self._inner.connect_tcp(
-            target,
-            port,
-            timeout=timeout,
-            local_address=local_address,
-            socket_options=socket_options,
-        )
+        try:
+            addresses = await self._policy.addresses(host, server=self._server)
+        except HostNotFoundError as exc:
+            raise self._connect_error(str(exc)) from None
+        failure: Exception | None = None
+        for target in addresses or [host]:
+            try:
+                return await self._inner.connect_tcp(
+                    target,
+                    port,
+                    timeout=timeout,
+                    local_address=local_address,
+                    socket_options=socket_options,
+                )
+            except self._connect_error as exc:
+                failure = exc
+        assert failure is not None
+        raise failure
 
     async def connect_unix_socket(
         self,
@@ -81,26 +108,32 @@ class PinnedBackend:
         await self._inner.sleep(seconds)
 
 
-def _pin(transport: Any, inner: Any, policy: NetworkPolicy, server: str) -> None:
+def _pin(
+    transport: Any, inner: Any, error: type[Exception], policy: NetworkPolicy, server: str
+) -> None:
     # The pool only calls its backend's methods: the pinned wrapper stands in for its class.
-    transport._pool._network_backend = PinnedBackend(policy, inner, server=server)
+    transport._pool._network_backend = PinnedBackend(
+        policy, inner, connect_error=error, server=server
+    )
 
 
 def pinned_transport(policy: NetworkPolicy, *, server: str = "") -> httpx2.AsyncHTTPTransport:
     """An ``httpx2`` transport (no proxies from the environment) pinned by ``policy``."""
+    import httpcore2
     import httpx2
     from httpcore2._backends.auto import AutoBackend
 
     transport = httpx2.AsyncHTTPTransport(trust_env=False)
-    _pin(transport, AutoBackend(), policy, server)
+    _pin(transport, AutoBackend(), httpcore2.ConnectError, policy, server)
     return transport
 
 
 def pinned_httpx_transport(policy: NetworkPolicy, *, server: str = "") -> httpx.AsyncHTTPTransport:
     """The same for ``httpx`` (HTTP endpoint tools): connections go to checked addresses only."""
+    import httpcore
     import httpx
     from httpcore._backends.auto import AutoBackend
 
     transport = httpx.AsyncHTTPTransport(trust_env=False)
-    _pin(transport, AutoBackend(), policy, server)
+    _pin(transport, AutoBackend(), httpcore.ConnectError, policy, server)
     return transport

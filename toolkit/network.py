@@ -5,10 +5,15 @@ tools), so one policy object governs them all.
 
 Design rules: an address is judged in its canonical form, so encoded spellings of a denied
 address (``[::ffff:169.254.169.254]``, ``2852039166``, ``0xa9fea9fe``, ``0251.0376.0251.0376``)
-are denied like the plain one. And the address checked is the address connected to:
-:meth:`NetworkPolicy.addresses` returns the checked addresses, and the pinned transport
-(``adapters._net``) connects to one of them instead of resolving the name again, so a DNS
-answer that changes between check and connect (DNS rebinding) cannot slip through.
+are denied like the plain one. And the address checked is the address connected to: every
+outbound connection of the library (HTTP endpoint tools, the OpenAPI document fetch, remote
+MCP servers, OAuth and identity-provider endpoints) goes through the pinned transport
+(``adapters._net``), which asks :meth:`NetworkPolicy.addresses` for the checked addresses and
+connects to one of them instead of resolving the name again, so a DNS answer that changes
+between check and connect (DNS rebinding) cannot slip through. A name the policy cannot
+resolve is never connected to by name: :class:`HostNotFoundError` (the caller reports it as
+unreachable). Only a policy that allows every address kind and turns ``resolve`` off lets a
+name through unjudged.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from urllib.parse import urlsplit
 
 import anyio.to_thread
 
-__all__ = ["NetworkPolicy", "NetworkPolicyError"]
+__all__ = ["HostNotFoundError", "NetworkPolicy", "NetworkPolicyError"]
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -42,6 +47,10 @@ class NetworkPolicyError(PermissionError):
     """A server URL points somewhere the policy forbids."""
 
 
+class HostNotFoundError(OSError):
+    """A host name the policy could not resolve: nothing was judged, so nothing is connected."""
+
+
 @dataclass(frozen=True, slots=True)
 class NetworkPolicy:
     """Allowed destinations for HTTP servers.
@@ -53,7 +62,9 @@ class NetworkPolicy:
         allow_loopback: Allow 127.0.0.0/8 and ::1.
         allow_private: Allow private ranges (10/8, 172.16/12, 192.168/16, fc00::/7).
         allow_link_local: Allow 169.254/16 and fe80::/10 (metadata addresses never).
-        resolve: Resolve host names and check every address they resolve to.
+        resolve: Resolve host names and check every address they resolve to. Off, a name
+            is connected to unjudged, so only a policy that allows every kind of address
+            (loopback, private, link-local) accepts names then; a stricter one denies them.
     """
 
     allow_loopback: bool = True
@@ -71,13 +82,15 @@ class NetworkPolicy:
         await self.addresses(urlsplit(url).hostname or "", server=server)
 
     async def addresses(self, host: str, *, server: str = "") -> list[str]:
-        """The allowed addresses of ``host`` (connect to one of these, not to the name).
+        """The allowed addresses of ``host`` (connect to one of these, never to the name).
 
-        Empty when the name does not resolve (or ``resolve`` is off): the caller connects by
-        name and reports an unknown host itself.
+        Empty only when ``resolve`` is off and the policy allows every kind of address: then,
+        and only then, the caller connects by name.
 
         Raises:
-            NetworkPolicyError: ``host`` is, or resolves to, an address the policy denies.
+            NetworkPolicyError: ``host`` is, or resolves to, an address the policy denies, or
+                is a name that a policy with ``resolve`` off cannot judge.
+            HostNotFoundError: ``host`` does not resolve (no fallback to the name).
         """
         host = host.lower().strip("[]").rstrip(".")
         label = f"server {server!r}" if server else "the server"
@@ -88,6 +101,14 @@ class NetworkPolicy:
                 f"{label}: {host} is a cloud metadata address and is always denied"
             )
         found = await self._addresses(host)
+        if not found:
+            if self.resolve:
+                raise HostNotFoundError(f"{label}: the host name {host!r} does not resolve")
+            if not (self.allow_loopback and self.allow_private and self.allow_link_local):
+                raise NetworkPolicyError(
+                    f"{label}: {host} is a name, and this network policy does not resolve names "
+                    "to judge them; use an address, or a policy with resolve=True"
+                )
         for address in found:
             reason = self._denial(address)
             if reason:
@@ -105,8 +126,8 @@ class NetworkPolicy:
             return []
         try:
             infos = await anyio.to_thread.run_sync(socket.getaddrinfo, host, None)
-        except OSError:
-            return []  # the connection attempt will report the unknown host
+        except (OSError, UnicodeError):
+            return []
         return [_canonical(ipaddress.ip_address(str(info[4][0]).split("%")[0])) for info in infos]
 
     def _denial(self, address: IPAddress) -> str | None:
@@ -117,17 +138,57 @@ class NetworkPolicy:
 def _judged(
     address: IPAddress, allow_loopback: bool, allow_private: bool, allow_link_local: bool
 ) -> str | None:
+    """Why ``address`` is denied, or ``None``.
+
+    Rule: an IPv6 address that carries an IPv4 address (6to4 ``2002::/16``, Teredo, NAT64
+    ``64:ff9b::/96`` and ``64:ff9b:1::/48``, IPv4-translated ``::ffff:0:a.b.c.d``) is judged
+    as that IPv4 address too, and denied if either is. An address that is not globally
+    reachable (shared address space ``100.64.0.0/10`` included) counts as private.
+    """
     address = _canonical(address)
+    flags = (allow_loopback, allow_private, allow_link_local)
+    if isinstance(address, ipaddress.IPv6Address):
+        inner = _embedded(address)
+        if inner is not None:
+            reason = _kind(inner, *flags)
+            if reason is not None:
+                return reason
+    return _kind(address, *flags)
+
+
+def _kind(
+    address: IPAddress, allow_loopback: bool, allow_private: bool, allow_link_local: bool
+) -> str | None:
     if str(address) in METADATA_HOSTS:
         return "cloud metadata"
-    if address.is_loopback and not allow_loopback:
-        return "loopback"
-    if address.is_link_local and not allow_link_local:
-        return "link-local"
-    if address.is_private and not (address.is_loopback or address.is_link_local):
-        return None if allow_private else "private"
-    if address.is_unspecified or address.is_multicast or address.is_reserved:
+    if address.is_loopback or address.is_unspecified:  # 0.0.0.0 and :: reach this machine
+        return None if allow_loopback else "loopback"
+    if address.is_link_local:
+        return None if allow_link_local else "link-local"
+    if address.is_multicast:
         return "non-routable"
+    if address.is_private or not address.is_global:
+        if allow_private:
+            return None if address.is_private or not address.is_reserved else "non-routable"
+        return "shared (carrier-grade NAT)" if address in _SHARED else "private"
+    if address.is_reserved:
+        return "non-routable"
+    return None
+
+
+_SHARED = ipaddress.IPv4Network("100.64.0.0/10")
+_NAT64 = (ipaddress.IPv6Network("64:ff9b::/96"), ipaddress.IPv6Network("64:ff9b:1::/48"))
+
+
+def _embedded(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 address carries (6to4, Teredo, NAT64, IPv4-translated)."""
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if address.teredo is not None:
+        return address.teredo[1]
+    packed = address.packed
+    if any(address in net for net in _NAT64) or packed[:12] == bytes(8) + b"\xff\xff\0\0":
+        return ipaddress.IPv4Address(packed[12:])
     return None
 
 

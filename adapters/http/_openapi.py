@@ -9,9 +9,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
+import anyio
 import httpx
 import yaml
 
+from adapters._net import pinned_httpx_transport
+from adapters.http._body import ACCEPT_ENCODING, BodyTooLargeError, UnreadableEncodingError, receive
 from adapters.http._config import HttpConfigError, HttpParameter, HttpToolConfig
 from toolkit import run_sync
 from toolkit.network import NetworkPolicy, NetworkPolicyError
@@ -21,6 +24,9 @@ __all__ = ["load_openapi", "openapi_configs"]
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
 _INVALID = re.compile(r"[^a-zA-Z0-9_-]+")
 _MAX_REF_DEPTH = 32
+#: Limits of fetching a document by URL.
+MAX_DOCUMENT_BYTES = 10_000_000
+FETCH_SECONDS = 30.0
 
 
 def load_openapi(
@@ -48,24 +54,44 @@ def load_openapi(
 
 
 def _fetch(url: str, policy: NetworkPolicy) -> dict[str, Any]:
+    """The document at ``url``, fetched like every outbound request: pinned and bounded.
+
+    The connection goes only to an address ``policy`` judged (no second lookup by name), the
+    answer is read within :data:`MAX_DOCUMENT_BYTES` decoded bytes and :data:`FETCH_SECONDS`.
+    """
+
     async def get() -> dict[str, Any]:
-        await policy.check(url, server="openapi")
-        async with httpx.AsyncClient(follow_redirects=False, trust_env=False) as client:
-            response = await client.get(url, timeout=30)
-            response.raise_for_status()
-            data = (
-                response.json()
-                if "json" in response.headers.get("content-type", "")
-                else (yaml.safe_load(response.text))
-            )
+        transport = pinned_httpx_transport(policy, server="openapi")
+        headers = {"accept-encoding": ACCEPT_ENCODING}
+        async with httpx.AsyncClient(
+            transport=transport, follow_redirects=False, trust_env=False, headers=headers
+        ) as client:
+            with anyio.fail_after(FETCH_SECONDS):
+                async with client.stream("GET", url, timeout=FETCH_SECONDS) as response:
+                    reply = await receive(response, MAX_DOCUMENT_BYTES)
+        if reply.status_code != 200:
+            raise ValueError(f"HTTP {reply.status_code} {reply.reason_phrase}")
+        kind = reply.headers.get("content-type", "")
+        data = reply.json() if "json" in kind else yaml.safe_load(reply.text)
         if not isinstance(data, dict):
             raise ValueError("not an object")
         return data
 
     try:
         return run_sync(get)
-    except (NetworkPolicyError, httpx.HTTPError, ValueError, yaml.YAMLError) as exc:
-        raise HttpConfigError([f"{url}: cannot fetch the OpenAPI document ({exc})"]) from None
+    except TimeoutError:
+        problem = f"no complete answer within {FETCH_SECONDS:g} s"
+    except BodyTooLargeError as exc:
+        problem = f"larger than {exc.limit} bytes"
+    except (
+        NetworkPolicyError,
+        UnreadableEncodingError,
+        httpx.HTTPError,
+        ValueError,
+        yaml.YAMLError,
+    ) as exc:
+        problem = str(exc) or type(exc).__name__
+    raise HttpConfigError([f"{url}: cannot fetch the OpenAPI document ({problem})"])
 
 
 def openapi_configs(

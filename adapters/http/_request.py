@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -14,6 +15,8 @@ from toolkit.errors import ErrorCode, ToolError
 __all__ = ["BuiltRequest", "build_request"]
 
 MAX_HEADER_BYTES = 8192
+#: Anything but visible ASCII, space and tab.
+_BAD_HEADER_CHAR = re.compile(r"[^\t\x20-\x7e]")
 #: Methods whose ``body`` parameters go into the query string.
 _NO_BODY = frozenset({"GET", "HEAD", "DELETE"})
 
@@ -36,7 +39,8 @@ def build_request(
 
     Raises:
         ToolError: ``INVALID_PARAMS`` for a path value that would leave its segment (``.``,
-            ``..``, ``../``) or a header value with CR/LF or over 8 KB.
+            ``..``, ``../``) or a header value with a control character, non-ASCII text, or
+            over 8 KB.
     """
     method = config.verb
     url = config.endpoint
@@ -108,12 +112,22 @@ def _path_segment(name: str, value: Any) -> str:
 
 
 def _header_value(name: str, text: str) -> str:
-    if "\r" in text or "\n" in text or "\0" in text:
+    """``text`` as a header value, or ``INVALID_PARAMS``.
+
+    Rule: a header value from a model is visible ASCII, spaces and tabs, at most 8 KB; surrounding
+    whitespace is dropped (HTTP ignores it). Line breaks, other control characters (``\\x0b``,
+    ``\\x7f``, NUL) and non-ASCII text are refused before anything is sent, so a bad value is
+    the model's to fix, never a transport failure.
+    """
+    text = text.strip(" \t")
+    bad = _BAD_HEADER_CHAR.search(text)
+    if bad is not None:
+        what = "line breaks" if bad.group() in "\r\n" else f"the character {bad.group()!r}"
         raise ToolError(
-            f"{name}: header values cannot contain line breaks; send the value on one line",
+            f"{name}: header values cannot contain {what}; send printable ASCII on one line",
             code=ErrorCode.INVALID_PARAMS,
         )
-    if len(text.encode()) > MAX_HEADER_BYTES:
+    if len(text) > MAX_HEADER_BYTES:
         raise ToolError(
             f"{name}: header value is longer than {MAX_HEADER_BYTES} bytes; send a shorter value",
             code=ErrorCode.INVALID_PARAMS,

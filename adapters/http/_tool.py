@@ -21,7 +21,7 @@ from adapters.http._template import ResponseTemplate
 from toolkit import JsonSchemaTool
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode, ToolError
-from toolkit.network import NetworkPolicy, NetworkPolicyError
+from toolkit.network import HostNotFoundError, NetworkPolicy, NetworkPolicyError
 from toolkit.result import ToolResult
 from toolkit.spec import ToolAnnotations, ToolOptions, ToolSpec
 from toolkit.wire_log import log_exchange, wire_log_enabled
@@ -138,6 +138,8 @@ class HttpTool(JsonSchemaTool):
             await self._policy.check(request.url, server=self._name)
         except NetworkPolicyError as exc:
             raise ToolError(str(exc), code=ErrorCode.DENIED) from None
+        except HostNotFoundError as exc:
+            raise self._unreachable(request, exc) from None
         response = await self._send_with_retries(request)
         return self._result(response, context)
 
@@ -241,8 +243,9 @@ class HttpTool(JsonSchemaTool):
         )
 
     def _unreachable(self, request: BuiltRequest, exc: Exception) -> ToolError:
+        why = "its host name does not resolve" if _unresolved(exc) else type(exc).__name__
         return ToolError(
-            f"{self._name}: could not reach {_where(request)} ({type(exc).__name__}); "
+            f"{self._name}: could not reach {_where(request)} ({why}); "
             "the service may be down, try again later",
             code=ErrorCode.UNREACHABLE,
         )
@@ -394,6 +397,10 @@ def _retry_after(response: Reply) -> float | None:
 def _backoff(attempt: int) -> float:
     delay: float = min(_BACKOFF * 2.0 ** (attempt - 1), 5.0)
     return delay * (0.5 + random.random() / 2)
+
+
+def _unresolved(exc: BaseException) -> bool:
+    return isinstance(exc, HostNotFoundError) or "does not resolve" in str(exc)
 
 
 def _where(request: BuiltRequest) -> str:

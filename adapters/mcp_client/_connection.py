@@ -357,7 +357,7 @@ class Connection:
                 live.auth_status = response.status_code
 
         return httpx2.AsyncClient(
-            auth=oauth_for(self.config, self._handlers),
+            auth=oauth_for(self.config, self._handlers, self._network),
             headers=self.config.http_headers(),
             timeout=timeout or httpx2.Timeout(self.config.connect_timeout, read=300.0),
             event_hooks=_with_wire_log(

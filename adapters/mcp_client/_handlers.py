@@ -23,6 +23,7 @@ from adapters.mcp_client._config import McpServerConfig, expand
 from adapters.mcp_client._oauth import OAuthFlow, browser_flow, oauth_provider
 from adapters.mcp_client._service_auth import service_auth
 from toolkit.interaction import Elicitation, SamplingMessage
+from toolkit.network import NetworkPolicy
 
 __all__ = [
     "ClientHandlers",
@@ -95,11 +96,19 @@ def client_options(server: str, handlers: ClientHandlers | None) -> dict[str, An
     return options
 
 
-def oauth_for(config: McpServerConfig, handlers: ClientHandlers | None) -> Any:
-    """The SDK's OAuth ``httpx2.Auth`` for a server configured with an OAuth auth type."""
+def oauth_for(
+    config: McpServerConfig,
+    handlers: ClientHandlers | None,
+    network: NetworkPolicy | None = None,
+) -> Any:
+    """The SDK's OAuth ``httpx2.Auth`` for a server configured with an OAuth auth type.
+
+    The SDK sends its OAuth requests through the MCP connection's own (pinned) client; an
+    exchange at an identity provider is pinned by ``network``.
+    """
     auth = config.auth
     if auth.type in ("client_credentials", "identity_assertion"):
-        return service_auth(config.name, expand(config.url or ""), auth)
+        return service_auth(config.name, expand(config.url or ""), auth, network)
     if auth.type != "oauth":
         return None
     flow = (handlers or ClientHandlers()).oauth_flow or browser_flow(auth.redirect_uri)

@@ -36,6 +36,9 @@ from mcp.shared.auth import (
 )
 from pydantic import AnyUrl
 
+from adapters._net import pinned_transport
+from toolkit.network import NetworkPolicy
+
 __all__ = [
     "FileTokenStorage",
     "OAuthFlow",
@@ -127,15 +130,24 @@ def browser_flow(redirect_uri: str = DEFAULT_REDIRECT, *, timeout: float = 300) 
     return OAuthFlow(redirect_uri, show, wait)
 
 
-def headless_flow(redirect_uri: str = DEFAULT_REDIRECT) -> OAuthFlow:
-    """Follow the authorization URL without a person (servers that approve at once)."""
+def headless_flow(
+    redirect_uri: str = DEFAULT_REDIRECT, network: NetworkPolicy | None = None
+) -> OAuthFlow:
+    """Follow the authorization URL without a person (servers that approve at once).
+
+    The request goes only to an address ``network`` judged (default: any but cloud metadata).
+    """
     pending: dict[str, str] = {}
 
     async def show(url: str) -> None:
         pending["url"] = url
 
     async def wait() -> AuthorizationCodeResult:
-        async with httpx2.AsyncClient(follow_redirects=False, trust_env=False) as http:
+        async with httpx2.AsyncClient(
+            follow_redirects=False,
+            trust_env=False,
+            transport=pinned_transport(network or NetworkPolicy(), server="authorization server"),
+        ) as http:
             response = await http.get(pending.pop("url"))
         location = response.headers.get("location", "")
         query = parse_qs(urlparse(location).query)

@@ -31,8 +31,10 @@ from mcp.client.auth.extensions.client_credentials import (
 )
 from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
 
+from adapters._net import pinned_transport
 from adapters.mcp_client._config import AuthConfig, expand
 from adapters.mcp_client._oauth import FileTokenStorage, token_path
+from toolkit.network import NetworkPolicy
 
 __all__ = ["TOKEN_EXCHANGE", "fetch_id_jag", "service_auth"]
 
@@ -44,11 +46,14 @@ _ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token"
 _ID_JAG = "urn:ietf:params:oauth:token-type:id-jag"
 
 
-def service_auth(server: str, url: str, auth: AuthConfig) -> httpx2.Auth | None:
+def service_auth(
+    server: str, url: str, auth: AuthConfig, network: NetworkPolicy | None = None
+) -> httpx2.Auth | None:
     """The SDK's ``httpx2.Auth`` for a ``client_credentials`` or ``identity_assertion`` server.
 
     ``None`` for other auth types. Credentials are expanded from ``${VAR}`` here, when the
-    connection opens, never earlier.
+    connection opens, never earlier. The SDK's own requests (discovery, token) go through the
+    MCP connection's pinned client; the identity provider's exchange is pinned by ``network``.
     """
     storage = FileTokenStorage(token_path(server))
     scope = auth.scope
@@ -79,6 +84,8 @@ def service_auth(server: str, url: str, auth: AuthConfig) -> httpx2.Auth | None:
                 id_token=expand(auth.id_token or ""),
                 client_id=expand(auth.idp_client_id) if auth.idp_client_id else None,
                 client_secret=expand(auth.idp_client_secret) if auth.idp_client_secret else None,
+                network=network,
+                server=server,
             ),
             scope=scope,
             token_endpoint_auth_method=auth.token_auth or "client_secret_basic",
@@ -128,11 +135,14 @@ def fetch_id_jag(
     client_id: str | None = None,
     client_secret: str | None = None,
     timeout: float = 30.0,
+    network: NetworkPolicy | None = None,
+    server: str = "",
 ) -> Callable[[str, str], Awaitable[str]]:
     """An assertion provider that exchanges ``id_token`` for an ID-JAG at the identity provider.
 
     The SDK calls it with the authorization server's issuer (the ID-JAG's audience) and the
-    MCP server's resource identifier, before each token request.
+    MCP server's resource identifier, before each token request. The connection goes only to
+    an address ``network`` judged (default: any but cloud metadata), like every other one.
 
     Raises:
         PermissionError: The identity provider refused the exchange (its error is quoted).
@@ -148,11 +158,17 @@ def fetch_id_jag(
             "resource": resource,
         }
         headers: dict[str, str] = {}
+        policy = network or NetworkPolicy()
         if client_id and client_secret:
             headers["Authorization"] = _basic(client_id, client_secret)
         elif client_id:
             form["client_id"] = client_id
-        async with httpx2.AsyncClient(timeout=timeout, follow_redirects=False) as http:
+        async with httpx2.AsyncClient(
+            timeout=timeout,
+            follow_redirects=False,
+            trust_env=False,
+            transport=pinned_transport(policy, server=server or "identity provider"),
+        ) as http:
             response = await http.post(token_endpoint, data=form, headers=headers)
         body = _json(response)
         token = body.get("access_token")

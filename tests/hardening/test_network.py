@@ -27,11 +27,40 @@ from toolkit.network import NetworkPolicy, NetworkPolicyError
         "0251.0376.0251.0376",
         "169.254.43518",
         "METADATA.google.internal.",
+        "[2002:a9fe:a9fe::]",  # 6to4
+        "[2002:a9fe:a9fe:1::5]",
+        "[64:ff9b::a9fe:a9fe]",  # NAT64, well-known prefix
+        "[64:ff9b:1::a9fe:a9fe]",  # NAT64, local-use prefix
+        "[::ffff:0:a9fe:a9fe]",  # IPv4-translated
+        "[2001:0:4136:e378:8000:63bf:5601:5601]",  # Teredo, client 169.254.169.254
     ],
 )
 def test_encoded_metadata_addresses_are_denied(host: str) -> None:
     with pytest.raises(NetworkPolicyError, match="metadata"):
         anyio.run(NetworkPolicy().check, f"http://{host}/mcp")
+
+
+@pytest.mark.parametrize(
+    ("host", "kind"),
+    [
+        ("100.64.0.1", "shared"),
+        ("100.127.255.254", "shared"),
+        ("[::ffff:100.64.0.1]", "shared"),
+        ("[2002:0a00:0001::1]", "private"),  # 6to4 of 10.0.0.1
+        ("[2002:7f00:0001::1]", "loopback"),  # 6to4 of 127.0.0.1
+        ("0.0.0.0", "loopback"),
+    ],
+)
+def test_the_untrusted_policy_denies_shared_space_and_embedded_private_addresses(
+    host: str, kind: str
+) -> None:
+    with pytest.raises(NetworkPolicyError, match=kind):
+        anyio.run(NetworkPolicy.untrusted().check, f"http://{host}/mcp")
+
+
+@pytest.mark.parametrize("host", ["8.8.8.8", "[2002:808:808::1]", "[2606:4700::1111]"])
+def test_the_untrusted_policy_still_allows_public_addresses(host: str) -> None:
+    anyio.run(NetworkPolicy.untrusted().check, f"http://{host}/mcp")  # decision only
 
 
 def test_encoded_loopback_is_denied_by_the_untrusted_policy() -> None:

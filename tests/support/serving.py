@@ -14,10 +14,19 @@ from starlette.types import ASGIApp
 
 
 @contextmanager
-def serving(app: ASGIApp, *, lifespan: Literal["on", "off"] = "on") -> Iterator[str]:
-    """Run ``app`` with uvicorn in a thread on a free 127.0.0.1 port; yield its base URL."""
+def serving(
+    app: ASGIApp,
+    *,
+    lifespan: Literal["on", "off"] = "on",
+    host: str = "127.0.0.1",
+    port: int = 0,
+) -> Iterator[str]:
+    """Run ``app`` with uvicorn in a thread on ``host`` (a loopback address) and ``port``.
+
+    Yields its base URL. Port 0 picks a free one.
+    """
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
+    sock.bind((host, port))
     port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan=lifespan))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
@@ -28,7 +37,7 @@ def serving(app: ASGIApp, *, lifespan: Literal["on", "off"] = "on") -> Iterator[
             raise RuntimeError("uvicorn did not start within 20 s")
         time.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://{host}:{port}"
     finally:
         server.should_exit = True
         thread.join(timeout=10)
