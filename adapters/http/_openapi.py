@@ -1,4 +1,11 @@
-"""OpenAPI 3.0/3.1 operations as HTTP tool configs."""
+"""OpenAPI 3.0/3.1 operations as HTTP tool configs.
+
+Rules: a document is untrusted input. Its ``$ref`` expansion is bounded and its shapes are
+checked (``adapters.http._openapi_refs``): whatever it holds, loading it ends quickly with
+configs or an :class:`HttpConfigError` naming the path in the document. Two operations whose
+ids become the same tool name are refused, naming both and the fix; one never silently
+replaces the other.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +23,7 @@ import yaml
 from adapters._net import pinned_httpx_transport
 from adapters.http._body import ACCEPT_ENCODING, BodyTooLargeError, UnreadableEncodingError, receive
 from adapters.http._config import HttpConfigError, HttpParameter, HttpToolConfig
+from adapters.http._openapi_refs import BudgetError, Refs, mapping, pointer, sequence
 from toolkit import run_sync
 from toolkit.network import NetworkPolicy, NetworkPolicyError
 
@@ -23,7 +31,6 @@ __all__ = ["load_openapi", "openapi_configs"]
 
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
 _INVALID = re.compile(r"[^a-zA-Z0-9_-]+")
-_MAX_REF_DEPTH = 32
 #: Limits of fetching a document by URL.
 MAX_DOCUMENT_BYTES = 10_000_000
 FETCH_SECONDS = 30.0
@@ -46,7 +53,7 @@ def load_openapi(
     try:
         raw = path.read_text(encoding="utf-8")
         data = json.loads(raw) if path.suffix == ".json" else yaml.safe_load(raw)
-    except (OSError, ValueError, yaml.YAMLError) as exc:
+    except (OSError, ValueError, RecursionError, yaml.YAMLError) as exc:
         raise HttpConfigError([f"{text}: cannot read the OpenAPI document ({exc})"]) from None
     if not isinstance(data, dict):
         raise HttpConfigError([f"{text}: an OpenAPI document is an object"])
@@ -88,6 +95,7 @@ def _fetch(url: str, policy: NetworkPolicy) -> dict[str, Any]:
         UnreadableEncodingError,
         httpx.HTTPError,
         ValueError,
+        RecursionError,
         yaml.YAMLError,
     ) as exc:
         problem = str(exc) or type(exc).__name__
@@ -105,50 +113,97 @@ def openapi_configs(
     """One config per operation, keyed by tool name.
 
     Raises:
-        HttpConfigError: No base URL, or operations that cannot become tools (all listed).
+        HttpConfigError: No base URL, a malformed document, a clash of tool names, or
+            operations that cannot become tools (all listed, each with its path).
     """
+    label = origin or "document"
+    document = mapping(document, label)
     version = str(document.get("openapi", ""))
     if not version.startswith("3."):
-        raise HttpConfigError(
-            [f"{origin or 'document'}: not an OpenAPI 3.x document (openapi: {version!r})"]
-        )
+        raise HttpConfigError([f"{label}: not an OpenAPI 3.x document (openapi: {version!r})"])
+    wanted = _names(include, "include")
+    unwanted = _names(exclude, "exclude") or set()
     base = _base_url(document, base_url, origin)
+    refs = Refs(document)
     configs: dict[str, HttpToolConfig] = {}
+    owners: dict[str, str] = {}
     problems: list[str] = []
-    for path, item in (document.get("paths") or {}).items():
-        item = _resolve(document, item)
-        shared = item.get("parameters", [])
+    paths = mapping(document.get("paths") or {}, "#/paths")
+    for path, raw_item in paths.items():
+        try:
+            item, item_where = refs.resolve(raw_item, pointer("#/paths", path))
+            item = mapping(item, item_where)
+            shared_where = f"{item_where}/parameters"
+            shared = [
+                (pointer(shared_where, i), p)
+                for i, p in enumerate(sequence(item.get("parameters", []), shared_where))
+            ]
+        except BudgetError:
+            raise
+        except HttpConfigError as exc:
+            problems.extend(exc.problems)
+            continue
         for method in _METHODS:
             if method not in item:
                 continue
-            op = _resolve(document, item[method])
-            op_id = op.get("operationId") or f"{method}_{path}"
-            keys = {op_id, *op.get("tags", [])}
-            if include is not None and not keys & set(include):
-                continue
-            if exclude and keys & set(exclude):
-                continue
-            name = _tool_name(op_id)
+            where = f"{item_where}/{method}"
             try:
-                configs[name] = _operation(document, base, path, method, op, shared)
-            except (KeyError, TypeError, ValueError, HttpConfigError) as exc:
-                problems.append(f"{name} ({method.upper()} {path}): {exc}")
+                op, where = refs.resolve(item[method], where)
+                op = mapping(op, where)
+                op_id = op.get("operationId") or f"{method}_{path}"
+                if not isinstance(op_id, str):
+                    raise HttpConfigError([f"{where}/operationId: expected a string"])
+                tags = sequence(op.get("tags", []), f"{where}/tags")
+                keys = {op_id, *(t for t in tags if isinstance(t, str))}
+                if (wanted is not None and not keys & wanted) or keys & unwanted:
+                    continue
+                name = _tool_name(op_id)
+                config = _operation(refs, base, str(path), method, op, where, shared)
+            except BudgetError:
+                raise
+            except HttpConfigError as exc:
+                problems.extend(exc.problems)
+                continue
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+                problems.append(f"{where}: cannot become a tool ({exc})")
+                continue
+            this = f"{method.upper()} {path} (operationId {op_id!r})"
+            if name in owners:
+                problems.append(
+                    f"{where}: {this} and {owners[name]} both become the tool name {name!r}; "
+                    f"give one a distinct operationId, or leave one out with "
+                    f"exclude=[{op_id!r}]"
+                )
+                continue
+            owners[name] = this
+            configs[name] = config
     if problems:
         raise HttpConfigError(problems)
     if not configs:
-        raise HttpConfigError([f"{origin or 'document'}: no operations left to turn into tools"])
+        raise HttpConfigError([f"{label}: no operations left to turn into tools"])
     return configs
+
+
+def _names(values: Any, what: str) -> set[str] | None:
+    if values is None:
+        return None
+    if isinstance(values, str) or not all(isinstance(v, str) for v in sequence(values, what)):
+        raise HttpConfigError([f"{what}: expected a list of operationIds and tags"])
+    return set(values)
 
 
 def _base_url(document: Mapping[str, Any], base_url: str | None, origin: str) -> str:
     if base_url:
         return base_url.rstrip("/")
-    servers = document.get("servers") or []
-    url = str(servers[0].get("url", "")) if servers else ""
+    servers = sequence(document.get("servers") or [], "#/servers")
+    first = mapping(servers[0], "#/servers/0") if servers else {}
+    url = first.get("url", "")
+    if not isinstance(url, str):
+        raise HttpConfigError(["#/servers/0/url: expected a string"])
     if origin.startswith(("http://", "https://")):
         return urljoin(origin, url or "/").rstrip("/")
     if url.startswith(("http://", "https://")):
-        return str(url).rstrip("/")
+        return url.rstrip("/")
     raise HttpConfigError(
         [
             "the OpenAPI document has no absolute server URL; pass base_url= "
@@ -161,80 +216,59 @@ def _tool_name(op_id: str) -> str:
     return (_INVALID.sub("_", op_id).strip("_") or "operation")[:64]
 
 
-def _resolve(document: Mapping[str, Any], node: Any, depth: int = 0) -> Any:
-    """Resolve local ``$ref``s (``#/...``) recursively."""
-    if depth > _MAX_REF_DEPTH:
-        raise HttpConfigError(["$ref nesting is too deep (a reference cycle?)"])
-    if isinstance(node, Mapping):
-        if "$ref" in node:
-            ref = str(node["$ref"])
-            if not ref.startswith("#/"):
-                raise ValueError(f"only local $refs are supported, got {ref!r}")
-            target: Any = document
-            for part in ref[2:].split("/"):
-                target = target[part.replace("~1", "/").replace("~0", "~")]
-            return _resolve(document, target, depth + 1)
-        return {k: _resolve(document, v, depth + 1) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_resolve(document, v, depth + 1) for v in node]
-    return node
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def _operation(
-    document: Mapping[str, Any],
+    refs: Refs,
     base: str,
     path: str,
     method: str,
     op: Mapping[str, Any],
-    shared: list[Any],
+    where: str,
+    shared: list[tuple[str, Any]],
 ) -> HttpToolConfig:
     params: dict[tuple[str, str], HttpParameter] = {}
-    for raw in [*shared, *op.get("parameters", [])]:
-        param = _resolve(document, raw)
-        where = param.get("in")
-        if where == "cookie":
+    own_where = f"{where}/parameters"
+    own = [
+        (pointer(own_where, i), p)
+        for i, p in enumerate(sequence(op.get("parameters", []), own_where))
+    ]
+    for raw_where, raw in [*shared, *own]:
+        param, param_where = refs.resolve(raw, raw_where)
+        param = mapping(param, param_where)
+        position = param.get("in")
+        if position == "cookie":
             continue
-        schema = dict(param.get("schema") or {"type": "string"})
-        schema.pop("title", None)
-        params[(where, param["name"])] = HttpParameter(
-            name=param["name"],
-            schema=schema,
-            description=param.get("description", ""),
-            required=bool(param.get("required", where == "path")),
-            position=where,
-        )
-    body = _resolve(document, op.get("requestBody") or {})
-    content = body.get("content") or {}
-    json_body = next((v for k, v in content.items() if "json" in k), None)
-    if json_body is not None:
-        schema = json_body.get("schema") or {}
-        props = schema.get("properties") if schema.get("type", "object") == "object" else None
-        if props:
-            needed = set(schema.get("required", []))
-            for name, prop in props.items():
-                prop = dict(prop)
-                description = prop.pop("description", "") or prop.get("title", "")
-                prop.pop("title", None)
-                params[("body", name)] = HttpParameter(
-                    name=name,
-                    schema=prop,
-                    description=description,
-                    required=name in needed,
-                    position="body",
-                )
-        else:
-            params[("body", "body")] = HttpParameter(
-                name="body",
-                schema=schema or {},
-                required=bool(body.get("required")),
-                description=body.get("description", "The request body."),
-                position="body",
+        if position not in ("query", "header", "path"):
+            raise HttpConfigError(
+                [f"{param_where}/in: {position!r} is not query, header, path or cookie"]
             )
+        name = param.get("name")
+        if not isinstance(name, str) or not name:
+            raise HttpConfigError([f"{param_where}/name: expected a non-empty string"])
+        raw_schema = param.get("schema")
+        schema = dict(
+            mapping(refs.expand(raw_schema, f"{param_where}/schema"), f"{param_where}/schema")
+            if raw_schema is not None
+            else {"type": "string"}
+        )
+        schema.pop("title", None)
+        params[(position, name)] = HttpParameter(
+            name=name,
+            schema=schema,
+            description=_text(param.get("description")),
+            required=bool(param.get("required", position == "path")),
+            position=position,
+        )
+    _body_parameters(refs, op, where, params)
     names = [p.name for p in params.values()]
     if len(set(names)) != len(names):
-        raise ValueError("two parameters share a name; rename one or exclude the operation")
-    summary = op.get("summary") or ""
-    description = op.get("description") or ""
+        raise HttpConfigError(
+            [f"{where}: two parameters share a name; rename one or exclude the operation"]
+        )
+    summary, description = _text(op.get("summary")), _text(op.get("description"))
     text = (
         f"{summary}\n\n{description}".strip()
         if summary and description != summary
@@ -246,3 +280,44 @@ def _operation(
         method=method.upper(),
         parameters=list(params.values()),
     )
+
+
+def _body_parameters(
+    refs: Refs, op: Mapping[str, Any], where: str, params: dict[tuple[str, str], HttpParameter]
+) -> None:
+    """The JSON body's properties as ``body`` parameters (or one ``body`` parameter)."""
+    if op.get("requestBody") is None:
+        return
+    body, body_where = refs.resolve(op["requestBody"], f"{where}/requestBody")
+    body = mapping(body, body_where)
+    content = mapping(body.get("content") or {}, f"{body_where}/content")
+    kind = next((k for k in content if "json" in str(k)), None)
+    if kind is None:
+        return
+    media_where = pointer(f"{body_where}/content", kind)
+    media = mapping(content[kind], media_where)
+    schema = mapping(refs.expand(media.get("schema") or {}, f"{media_where}/schema"), media_where)
+    props = schema.get("properties") if schema.get("type", "object") == "object" else None
+    if props:
+        props = mapping(props, f"{media_where}/schema/properties")
+        needed = schema.get("required", [])
+        needed = set(n for n in needed if isinstance(n, str)) if isinstance(needed, list) else set()
+        for name, raw_prop in props.items():
+            prop = dict(mapping(raw_prop, pointer(f"{media_where}/schema/properties", name)))
+            description = _text(prop.pop("description", "")) or _text(prop.get("title"))
+            prop.pop("title", None)
+            params[("body", name)] = HttpParameter(
+                name=name,
+                schema=prop,
+                description=description,
+                required=name in needed,
+                position="body",
+            )
+    else:
+        params[("body", "body")] = HttpParameter(
+            name="body",
+            schema=dict(schema),
+            required=bool(body.get("required")),
+            description=_text(body.get("description")) or "The request body.",
+            position="body",
+        )
