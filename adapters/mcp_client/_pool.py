@@ -1,8 +1,8 @@
 """Long-lived connections to many MCP servers: :class:`McpClientPool`.
 
 Design rule: a server's tool list can never take the pool down. A tool whose name does not
-fit (or, on a refresh, clashes with another tool) is skipped with a warning naming it; the
-server's other tools stay. A refresh is all-or-nothing per server and per tool: the new list
+fit, or clashes with another tool (at the first registration as on a refresh), is skipped
+with a warning naming it and the fix; the server's other tools stay. A refresh is all-or-nothing per server and per tool: the new list
 is fetched completely before the registry changes, a failed fetch keeps the old tools, and
 each tool is swapped in one step. A refresh still pending when the pool closes ends quietly.
 """
@@ -287,9 +287,12 @@ class McpClientPool:
         ``_``); the wire keeps the server's name. When the server announces a new tool list,
         the registry is updated in place.
 
+        A tool whose name is already taken, or does not fit ``^[a-zA-Z0-9_-]{1,64}$``, is
+        skipped with a warning naming it and the fix; the server's other tools are added.
+
         Raises:
-            RegistrationError: A name collides with a tool already registered (the message
-                names both sources), or a name does not fit ``^[a-zA-Z0-9_-]{1,64}$``.
+            RegistrationError: None of a server's tools could be added: every name collides
+                with a tool already registered (the message names both sources), or none fits.
         """
         added: list[RemoteTool] = []
         for name in list(servers) if servers is not None else self.servers:
@@ -316,20 +319,35 @@ class McpClientPool:
         return self._open_home().run_sync(register)
 
     async def _add(self, registry: ToolRegistry, server: str, prefix: str) -> list[RemoteTool]:
+        """Add the server's tools; one whose name is taken is skipped with a warning.
+
+        Rule (the same at the first registration as on a refresh): a clashing tool never
+        blocks the server's other tools. Only when none of them could be added (the same
+        server twice, a missing prefix) is it an error.
+
+        Raises:
+            RegistrationError: Every tool of the server clashes (naming both sources and the fix).
+        """
         tools = self._fitting(server, await self.tools(server, prefix=prefix))
-        done: list[str] = []
-        try:
-            for tool in tools:
+        fix = (
+            f"To keep both, give MCP server {server!r} a 'prefix' in its config, or leave the "
+            "tool out ('exclude': [...])."
+        )
+        added: list[RemoteTool] = []
+        clashes: list[tuple[RemoteTool, RegistrationError]] = []
+        for tool in tools:
+            try:
                 registry.add(tool)
-                done.append(tool.name)
-        except RegistrationError as exc:
-            for name in done:
-                registry.remove(name)
-            raise RegistrationError(
-                f"{exc} To keep both, give MCP server {server!r} a 'prefix' in its config."
-            ) from None
-        self._registered[(id(registry), server)] = done
-        return tools
+            except RegistrationError as exc:
+                clashes.append((tool, exc))
+                continue
+            added.append(tool)
+        if clashes and not added:
+            raise RegistrationError(f"{clashes[0][1]} {fix}")
+        for tool, exc in clashes:
+            logger.warning("skipped tool %r of MCP server %r: %s %s", tool.name, server, exc, fix)
+        self._registered[(id(registry), server)] = [t.name for t in added]
+        return added
 
     def _fitting(self, server: str, tools: list[RemoteTool]) -> list[RemoteTool]:
         """The tools whose registry names fit; the others are skipped with a warning.

@@ -78,3 +78,28 @@ def test_leaving_the_pool_while_a_refresh_is_pending_does_not_raise(log: Path) -
 
     for _ in range(5):
         anyio.run(main)
+
+
+@mcp_tool(name="m_count")
+def local_count() -> str:
+    """A local tool whose name one of the server's tools clashes with from the start."""
+    return "local count"
+
+
+def test_a_clash_at_first_registration_skips_only_that_tool(
+    log: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def main() -> tuple[set[str], str]:
+        async with McpClientPool(misbehaving(log), grace=0.5) as pool:
+            registry = ToolRegistry()
+            registry.register(local_count)
+            with caplog.at_level(logging.WARNING, "adapters.mcp_client"):
+                await pool.register_into(registry)
+            mine = (await registry.call("m_count", {})).content
+            return set(registry.names()), str(mine)
+
+    names, mine = anyio.run(main)
+    assert GOOD <= names  # the server's other tools are there
+    assert mine == "local count"  # the local tool was kept, not replaced
+    assert "skipped tool 'm_count' of MCP server 'm'" in caplog.text
+    assert "'prefix'" in caplog.text and "exclude" in caplog.text
