@@ -344,8 +344,8 @@ class McpClientPool:
             added.append(tool)
         if clashes and not added:
             raise RegistrationError(f"{clashes[0][1]} {fix}")
-        for tool, exc in clashes:
-            logger.warning("skipped tool %r of MCP server %r: %s %s", tool.name, server, exc, fix)
+        for tool, clash in clashes:
+            logger.warning("skipped tool %r of MCP server %r: %s %s", tool.name, server, clash, fix)
         self._registered[(id(registry), server)] = [t.name for t in added]
         return added
 
