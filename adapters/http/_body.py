@@ -65,19 +65,32 @@ class UnreadableEncodingError(Exception):
 
 @dataclass(slots=True)
 class Reply:
-    """A response read in full (within its cap): status, headers and decoded body."""
+    """A response read in full (within its cap): status, headers and the decoded body."""
 
-    status_code: int
-    reason_phrase: str
-    headers: httpx.Headers
+    response: httpx.Response
     content: bytes
-    charset: str | None = None
+
+    @property
+    def status_code(self) -> int:
+        """The HTTP status."""
+        return self.response.status_code
+
+    @property
+    def reason_phrase(self) -> str:
+        """The status's words (``Not Found``)."""
+        return self.response.reason_phrase
+
+    @property
+    def headers(self) -> httpx.Headers:
+        """The response headers."""
+        return self.response.headers
 
     @property
     def text(self) -> str:
         """The body as text (the declared charset, else UTF-8; bad bytes replaced)."""
+        charset = self.response.charset_encoding or "utf-8"
         try:
-            return self.content.decode(self.charset or "utf-8", errors="replace")
+            return self.content.decode(charset, errors="replace")
         except LookupError:
             return self.content.decode("utf-8", errors="replace")
 
@@ -149,13 +162,7 @@ class _Kept:
 
 
 def _reply(response: httpx.Response, parts: list[bytes]) -> Reply:
-    return Reply(
-        response.status_code,
-        response.reason_phrase,
-        response.headers,
-        parts[0] if len(parts) == 1 else b"".join(parts),
-        response.charset_encoding,
-    )
+    return Reply(response, parts[0] if len(parts) == 1 else b"".join(parts))
 
 
 class _Decoder(Protocol):

@@ -35,6 +35,7 @@ ROWS = {
         "template render, 100 items",
         "GET call, JSON result",
         "GET call + response template",
+        "CPU per call",
     ),
     "bench_mcp_client.py": (
         "registry.call/raw",
