@@ -180,3 +180,17 @@ def test_a_two_xx_answer_echoing_the_api_key_is_masked(
     assert result.structured["nested"] == [{"note": "key=***"}]
     templated, _, _ = call(base, "/echo", response_template="sent {{ you_sent }}", **config)
     assert templated.content == "sent ***"
+
+
+def test_the_pool_serves_the_next_call_after_a_cut_off_one(base: str) -> None:
+    config = {
+        "drip": {"endpoint": base + "/drip", "timeout_seconds": 0.5},
+        "bomb": {"endpoint": base + "/bomb?encoding=gzip", "max_response_bytes": 1000},
+        "small": {"endpoint": base + "/sized?n=10"},
+    }
+    tools = ToolRegistry()
+    with HttpToolset.from_config(config) as toolset:
+        toolset.register_into(tools)
+        outcomes = [tools.call_sync(name, {}) for name in ("drip", "bomb", "small", "small")]
+    assert [r.code for r in outcomes[:2]] == [ErrorCode.TIMEOUT, ErrorCode.EXECUTION_ERROR]
+    assert [r.content for r in outcomes[2:]] == ["x" * 10, "x" * 10]
