@@ -19,6 +19,7 @@ from urllib.parse import urljoin
 import anyio
 import httpx
 import yaml
+from pydantic import ValidationError
 
 from adapters._net import pinned_httpx_transport
 from adapters.http._body import ACCEPT_ENCODING, BodyTooLargeError, UnreadableEncodingError, receive
@@ -27,7 +28,10 @@ from adapters.http._openapi_refs import BudgetError, Refs, mapping, pointer, seq
 from toolkit import run_sync
 from toolkit.network import NetworkPolicy, NetworkPolicyError
 
-__all__ = ["load_openapi", "openapi_configs"]
+__all__ = ["LIMITS", "load_openapi", "openapi_configs"]
+
+#: The settings an OpenAPI import applies to every operation.
+LIMITS = ("timeout_seconds", "max_response_bytes")
 
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
 _INVALID = re.compile(r"[^a-zA-Z0-9_-]+")
@@ -109,8 +113,11 @@ def openapi_configs(
     origin: str = "",
     include: list[str] | None = None,
     exclude: list[str] | None = None,
+    limits: Mapping[str, Any] | None = None,
 ) -> dict[str, HttpToolConfig]:
     """One config per operation, keyed by tool name.
+
+    ``limits`` (``timeout_seconds``, ``max_response_bytes``) apply to every operation.
 
     Raises:
         HttpConfigError: No base URL, a malformed document, a clash of tool names, or
@@ -124,6 +131,7 @@ def openapi_configs(
     wanted = _names(include, "include")
     unwanted = _names(exclude, "exclude") or set()
     base = _base_url(document, base_url, origin)
+    limits = _limits(limits or {})
     refs = Refs(document)
     configs: dict[str, HttpToolConfig] = {}
     owners: dict[str, str] = {}
@@ -159,6 +167,8 @@ def openapi_configs(
                     continue
                 name = _tool_name(op_id)
                 config = _operation(refs, base, str(path), method, op, where, shared)
+                if limits:
+                    config = config.model_copy(update=limits)
             except BudgetError:
                 raise
             except HttpConfigError as exc:
@@ -182,6 +192,20 @@ def openapi_configs(
     if not configs:
         raise HttpConfigError([f"{label}: no operations left to turn into tools"])
     return configs
+
+
+def _limits(given: Mapping[str, Any]) -> dict[str, Any]:
+    """``given`` checked once (not once per operation) against the tool config's rules."""
+    unknown = set(given) - set(LIMITS)
+    if unknown:
+        raise HttpConfigError([f"openapi: unknown settings {sorted(unknown)}; use {LIMITS}"])
+    try:
+        checked = HttpToolConfig(endpoint="http://checked", **given)
+    except ValidationError as exc:
+        raise HttpConfigError(
+            [f"openapi.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()]
+        ) from None
+    return {key: getattr(checked, key) for key in given}
 
 
 def _names(values: Any, what: str) -> set[str] | None:

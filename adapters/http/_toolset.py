@@ -101,7 +101,8 @@ class HttpToolset:
         """Tools from a YAML or JSON file holding ``{"httpTools": {name: config}}``.
 
         The file may also hold ``"openapi": {"spec": <path or URL>, "base_url": ...,
-        "include": [...], "exclude": [...]}`` (or a list of those): one tool per operation.
+        "include": [...], "exclude": [...], "timeout_seconds": ..., "max_response_bytes": ...}``
+        (or a list of those): one tool per operation.
 
         Raises:
             HttpConfigError: The file cannot be read or parsed, or any tool is invalid.
@@ -127,6 +128,8 @@ class HttpToolset:
         exclude: list[str] | None = None,
         *,
         network_policy: NetworkPolicy | None = None,
+        timeout_seconds: float | None = None,
+        max_response_bytes: int | None = None,
     ) -> HttpToolset:
         """One tool per operation of an OpenAPI 3.0/3.1 document (a dict, a path or a URL).
 
@@ -137,6 +140,8 @@ class HttpToolset:
             include: Keep only operations whose operationId or a tag is listed.
             exclude: Drop operations whose operationId or a tag is listed.
             network_policy: Applies to fetching the document and to every request.
+            timeout_seconds: Every operation's total deadline per attempt (default 30 s).
+            max_response_bytes: Every operation's cap on decoded answers (default 10 MB).
 
         Raises:
             HttpConfigError: The document cannot be read, has no usable base URL, or an
@@ -146,8 +151,14 @@ class HttpToolset:
 
         policy = network_policy or NetworkPolicy()
         document, origin = load_openapi(spec, policy)
+        limits = {"timeout_seconds": timeout_seconds, "max_response_bytes": max_response_bytes}
         configs = openapi_configs(
-            document, base_url=base_url, origin=origin, include=include, exclude=exclude
+            document,
+            base_url=base_url,
+            origin=origin,
+            include=include,
+            exclude=exclude,
+            limits={k: v for k, v in limits.items() if v is not None},
         )
         return cls(configs, network_policy=policy, source=origin or "openapi")
 
@@ -263,7 +274,7 @@ def _collect(
     data: Mapping[str, Any], *, source: str, base_dir: Path, policy: NetworkPolicy
 ) -> dict[str, HttpToolConfig]:
     """Configs from ``httpTools`` (or a bare name map) plus any ``openapi`` sections."""
-    from adapters.http._openapi import load_openapi, openapi_configs
+    from adapters.http._openapi import LIMITS, load_openapi, openapi_configs
 
     openapi = data.get("openapi") if isinstance(data.get("openapi"), Mapping | list) else None
     tools = data.get("httpTools", {} if openapi is not None else data)
@@ -287,6 +298,7 @@ def _collect(
                 origin=origin,
                 include=entry.get("include"),
                 exclude=entry.get("exclude"),
+                limits={k: entry[k] for k in LIMITS if k in entry},
             )
         except HttpConfigError as exc:
             problems.extend(exc.problems)

@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from adapters.http import HttpToolset
+from adapters.http import HttpConfigError, HttpToolset
 from tests.support.serving import serving
 from toolkit import ToolRegistry
 from toolkit.errors import ErrorCode
@@ -194,3 +194,22 @@ def test_the_pool_serves_the_next_call_after_a_cut_off_one(base: str) -> None:
         outcomes = [tools.call_sync(name, {}) for name in ("drip", "bomb", "small", "small")]
     assert [r.code for r in outcomes[:2]] == [ErrorCode.TIMEOUT, ErrorCode.EXECUTION_ERROR]
     assert [r.content for r in outcomes[2:]] == ["x" * 10, "x" * 10]
+
+
+def test_openapi_tools_take_the_limits_too(base: str) -> None:
+    op = {
+        "operationId": "sized",
+        "parameters": [{"name": "n", "in": "query", "schema": {"type": "integer"}}],
+    }
+    doc = {"openapi": "3.1.0", "paths": {"/sized": {"get": op}}}
+    tools = ToolRegistry()
+    toolset = HttpToolset.from_openapi(
+        doc, base_url=base, max_response_bytes=1000, timeout_seconds=5
+    )
+    with toolset:
+        toolset.register_into(tools)
+        ok, over = (tools.call_sync("sized", {"n": n}) for n in (1000, 1001))
+    assert not ok.is_error and "larger than 1000 bytes" in over.content
+    assert toolset.tools[0].config.timeout_seconds == 5
+    with pytest.raises(HttpConfigError, match="max_response_bytes"):
+        HttpToolset.from_openapi(doc, base_url=base, max_response_bytes=0)
