@@ -130,8 +130,11 @@ class HttpTool(JsonSchemaTool):
 
         Raises:
             ToolError: ``INVALID_PARAMS`` (bad path or header value), ``DENIED`` (network
-                policy), ``TIMEOUT``, ``UNREACHABLE``, ``AUTH_FAILED`` (401/403) or
-                ``EXECUTION_ERROR`` (other non-2xx statuses, with the server's text).
+                policy), ``TIMEOUT`` (past the attempt's total deadline), ``UNREACHABLE``
+                (no connection, or a host name that does not resolve), ``AUTH_FAILED``
+                (401/403), ``PROTOCOL_ERROR`` (a body in an encoding that was not asked for) or
+                ``EXECUTION_ERROR`` (other non-2xx statuses, with the server's text; an answer
+                larger than ``max_response_bytes``).
         """
         request = build_request(self.config, arguments, context)
         try:
