@@ -46,26 +46,27 @@ _TOKENIZER = "porter unicode61 remove_diacritics 2"
 _MAX_FIELD = 8000  # characters kept per field: a hostile description cannot bloat the index
 _MAX_TERMS = 48  # distinct query words used; the rest of a pasted wall of text is ignored
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_INNER_CAPITAL = re.compile(r"[a-z0-9][A-Z]")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 # Words that say nothing about which tool is meant ("can you please show me all my ...").
-_STOPWORD_TEXT = """a about an and any are as at be been by can could do does for from have how i i'd
-    i'm in into is it its let me my of on or our please should so some than that the their
-    them then there these this those to up us was we what when where which who will with would
-    you your want need like just tell give"""
+_STOPWORD_TEXT = """a an and are as at be been by can could do does for from i i'd i'm in
+    into is it its me my of on or our please should so than that the their them then there these
+    this those to us was we what when where which who will with would you your want need like
+    just please"""
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 # Verbs of tool names and the everyday words people use for them. Applied to the *name* of a
 # tool at index time (document expansion), so "look up the order" finds ``get_order``.
 _SYNONYMS: dict[str, str] = {
-    "get": "fetch retrieve show look find read view see details",
+    "get": "fetch retrieve show look find read view see open details info",
     "fetch": "get retrieve download load",
     "read": "get open view show load",
-    "list": "all show browse enumerate every",
+    "list": "all show browse enumerate every overview",
     "search": "find look query lookup locate",
     "find": "search look locate lookup",
     "query": "search find lookup filter",
-    "create": "add new make open register insert start",
+    "create": "add new make open register insert start setup",
     "add": "create new insert append attach",
     "insert": "add create new",
     "update": "change edit modify set rename patch adjust",
@@ -79,7 +80,7 @@ _SYNONYMS: dict[str, str] = {
     "post": "send publish submit",
     "upload": "attach put store send",
     "download": "fetch export save get",
-    "export": "download extract dump save",
+    "export": "download extract dump save csv spreadsheet excel file",
     "import": "upload load ingest bring",
     "count": "number how many total tally",
     "calculate": "compute estimate work out figure",
@@ -93,7 +94,7 @@ _SYNONYMS: dict[str, str] = {
     "check": "verify validate test status",
     "validate": "check verify",
     "verify": "check confirm validate",
-    "archive": "store shelve retire",
+    "archive": "store shelve retire hide keep deactivate",
     "restore": "recover undelete bring back",
     "approve": "accept confirm sign off authorize",
     "reject": "decline deny refuse",
@@ -105,6 +106,8 @@ _SYNONYMS: dict[str, str] = {
     "track": "follow trace status where",
     "stats": "statistics metrics numbers",
     "info": "information details",
+    "history": "audit trail log changes changelog versions revisions changed",
+    "log": "record note write history",
 }
 
 
@@ -336,9 +339,11 @@ def query_terms(query: str) -> list[str]:
     """The distinct words of a query that can match a tool (lower case, no stop words)."""
     words: dict[str, None] = {}
     for chunk in _WORD.findall(query[: _MAX_FIELD * 2]):
-        for word in _CAMEL.findall(chunk) or [chunk]:
+        # "getOrder" is two words, "mp3" and "s3" one; a bare number names no tool
+        parts = _CAMEL.findall(chunk) if _INNER_CAPITAL.search(chunk) else [chunk]
+        for word in parts:
             low = word.lower()
-            if low not in _STOPWORDS:
+            if low not in _STOPWORDS and not low.isdigit():
                 words[low] = None
         if len(words) >= _MAX_TERMS:
             break
