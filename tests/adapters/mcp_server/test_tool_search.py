@@ -1,0 +1,111 @@
+"""``--tool-search``: tools/list holds a search tool and a call tool; found tools are called by
+name; paging works in both modes. Over stdio (the CLI) and in process, with the SDK's client."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
+
+from adapters.mcp_server import build_server
+from tests.support import served_registry
+
+pytestmark = pytest.mark.anyio
+
+ROOT = Path(__file__).resolve().parents[3]
+TARGET = "tests.support.served_registry:registry"
+
+
+def _params(*args: str) -> StdioServerParameters:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "adapters.mcp_server", *args], env=env, cwd=str(ROOT)
+    )
+
+
+async def _all_names(client: Client) -> tuple[list[str], int]:
+    names: list[str] = []
+    cursor: str | None = None
+    pages = 0
+    while True:
+        page = await client.list_tools(cursor=cursor)
+        names += [tool.name for tool in page.tools]
+        pages += 1
+        cursor = page.next_cursor
+        if cursor is None:
+            return names, pages
+
+
+def _text(result: Any) -> str:
+    return "".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_the_cli_lists_search_and_call_and_found_tools_are_called_by_name(mode: str) -> None:
+    params = _params(TARGET, "--tool-search", "0", "--page-size", "1")
+    async with Client(params, mode=mode) as client:
+        names, pages = await _all_names(client)
+        found = await client.call_tool("search_tools", {"query": "warehouse bin code", "limit": 2})
+        direct = await client.call_tool("find_bin", {"code": "B-7"})
+        wrapped = await client.call_tool(
+            "call_tool", {"name": "add", "arguments": {"a": 40, "b": 2}}
+        )
+        failed = await client.call_tool("call_tool", {"name": "find_bin", "arguments": {}})
+    assert names == ["search_tools", "call_tool"] and pages == 2
+    tools = found.structured_content["tools"]
+    assert tools[0]["name"] == "find_bin"
+    assert tools[0]["inputSchema"]["required"] == ["code"]
+    assert json.loads(_text(found))[0]["description"].startswith("Find a warehouse bin")
+    assert direct.structured_content == {"code": "B-7", "zone": "north"}
+    assert wrapped.structured_content == {"result": 42}
+    assert failed.is_error and "code" in _text(failed)
+
+
+async def test_the_most_used_tools_are_listed_and_paging_covers_both_modes() -> None:
+    registry = served_registry.numbered(30)
+    async with Client(build_server(registry, page_size=7), mode="legacy") as client:
+        every, pages = await _all_names(client)
+        assert every == registry.names() and pages == 5
+    server = build_server(registry, page_size=2, tool_search=2)
+    async with Client(server, mode="legacy") as client:
+        assert (await _all_names(client))[0] == ["search_tools", "call_tool"]
+        for name, times in (("tool_7", 3), ("tool_3", 2), ("tool_9", 1)):
+            for _ in range(times):
+                await client.call_tool(name, {"text": "x"})
+        names, pages = await _all_names(client)
+    assert names == ["search_tools", "call_tool", "tool_7", "tool_3"] and pages == 2
+
+
+async def test_bad_search_and_call_arguments_are_refused_with_a_reason() -> None:
+    server = build_server(served_registry.build(), tool_search=0)
+    async with Client(server, mode="legacy") as client:
+        for tool, arguments, words in [
+            ("search_tools", {"query": "  "}, "query"),
+            ("search_tools", {"query": "bin", "limit": 500}, "limit"),
+            ("call_tool", {"arguments": {}}, "name"),
+            ("call_tool", {"name": "echo", "arguments": [1]}, "JSON object"),
+        ]:
+            with pytest.raises(MCPError) as caught:
+                await client.call_tool(tool, arguments)
+            assert caught.value.code == types.INVALID_PARAMS
+            assert words in caught.value.message
+        with pytest.raises(MCPError) as unknown:
+            await client.call_tool("call_tool", {"name": "no_such_tool"})
+        empty = await client.call_tool("search_tools", {"query": "zyxxy"})
+    assert unknown.value.code == types.INVALID_PARAMS and "no_such_tool" in unknown.value.message
+    assert empty.structured_content == {"tools": []} and "No tool matches" in _text(empty)
+
+
+async def test_a_registered_tool_named_like_a_meta_tool_wins() -> None:
+    registry = served_registry.build()
+    registry.register(served_registry.echo, name="search_tools")
+    async with Client(build_server(registry, tool_search=0), mode="legacy") as client:
+        result = await client.call_tool("search_tools", {"text": "mine"})
+    assert _text(result) == "mine"
