@@ -14,8 +14,19 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from adapters.mcp_server import build_server
+from adapters.mcp_server import build_server, http_app
+from adapters.mcp_server._callers import load_callers
+from tests.adapters.mcp_server.conftest import serving
+from tests.adapters.mcp_server.test_callers import (
+    ALICE,
+    BOB,
+    _client,
+    admins_only,
+    delete_everything,
+    whoami,
+)
 from tests.support import served_registry
+from toolkit import ToolRegistry
 
 pytestmark = pytest.mark.anyio
 
@@ -109,3 +120,38 @@ async def test_a_registered_tool_named_like_a_meta_tool_wins() -> None:
     async with Client(build_server(registry, tool_search=0), mode="legacy") as client:
         result = await client.call_tool("search_tools", {"text": "mine"})
     assert _text(result) == "mine"
+
+
+@pytest.fixture(scope="module")
+def callers_url() -> Any:
+    mp = pytest.MonkeyPatch()
+    mp.setenv("ALICE_TOKEN", ALICE)
+    mp.setenv("BOB_TOKEN", BOB)
+    callers = load_callers(
+        {
+            "callers": {
+                "alice": {"token": "${ALICE_TOKEN}", "scopes": ["admin"]},
+                "bob": {"token": "${BOB_TOKEN}", "scopes": ["read"]},
+            }
+        }
+    )
+    registry = ToolRegistry(policy=admins_only)
+    registry.register(whoami)
+    registry.register(delete_everything)
+    with serving(http_app(build_server(registry, callers=callers, tool_search=2))) as url:
+        yield url
+    mp.undo()
+
+
+async def test_a_caller_finds_only_the_tools_the_policy_lets_them_see(callers_url: str) -> None:
+    async with _client(callers_url, ALICE) as alice:
+        await alice.call_tool("delete_everything", {})
+        alice_found = await alice.call_tool("search_tools", {"query": "delete everything"})
+        alice_listed = [t.name for t in (await alice.list_tools()).tools]
+    async with _client(callers_url, BOB) as bob:
+        bob_found = await bob.call_tool("search_tools", {"query": "delete everything"})
+        bob_listed = [t.name for t in (await bob.list_tools()).tools]
+    assert [t["name"] for t in alice_found.structured_content["tools"]] == ["delete_everything"]
+    assert "delete_everything" in alice_listed
+    assert bob_found.structured_content == {"tools": []}
+    assert "delete_everything" not in bob_listed
