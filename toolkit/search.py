@@ -11,6 +11,7 @@ added, removed or replaced since the last search are re-indexed.
 
 from __future__ import annotations
 
+import logging
 import re
 import sqlite3
 import threading
@@ -41,6 +42,8 @@ FIELD_WEIGHTS: dict[str, float] = {
     "params": 1.0,
     "aka": 1.5,
 }
+
+log = logging.getLogger("toolkit.search")
 
 _TOKENIZER = "porter unicode61 remove_diacritics 2"
 _MAX_FIELD = 8000  # characters kept per field: a hostile description cannot bloat the index
@@ -268,11 +271,15 @@ class ToolIndex:
         for tool in tools:
             if tool.name in self._rows:
                 self._delete(tool.name)
+            try:
+                fields = tool_fields(tool.spec)
+            except Exception as exc:  # one broken tool must not take search down for all
+                log.warning("tool %r is left out of search: %s", tool.name, exc)
+                continue
             row = self._next_row
             self._next_row += 1
             self._rows[tool.name] = row
             self._indexed[row] = tool
-            fields = tool_fields(tool.spec)
             batch.append((row, *(fields[f] for f in FIELD_WEIGHTS)))
         marks = ", ".join("?" * (len(FIELD_WEIGHTS) + 1))
         self._db.executemany(f"INSERT INTO tools(rowid, {_COLUMNS}) VALUES ({marks})", batch)

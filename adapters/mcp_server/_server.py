@@ -12,6 +12,7 @@ from contextlib import AbstractAsyncContextManager
 from importlib import metadata
 from typing import Any
 
+import anyio.to_thread
 from mcp.server import NotificationOptions, Server, ServerRequestContext
 from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import MCPError
@@ -174,7 +175,8 @@ class RegistryServer(Server[Any]):
         search = self._search
         if search is not None and search.handles(name, self.registry):
             if name == SEARCH_TOOL:
-                found = search.search(self.registry, arguments)
+                # The first search builds the index (and every schema): off the event loop.
+                found = await anyio.to_thread.run_sync(search.search, self.registry, arguments)
                 if self._callers is not None:
                     values = {**_caller_values(ctx), **self._caller(ctx)}
                     found = await visible_entries(self.registry, found, values)

@@ -247,3 +247,19 @@ def test_concurrent_changes_and_searches_stay_consistent() -> None:
     assert not errors
     assert registry.search("temporary") == []
     assert len(registry.search_index) == 4
+
+
+class _Broken(_Described):
+    @property
+    def spec(self) -> ToolSpec:
+        raise RuntimeError("schema cannot be built")
+
+
+def test_a_tool_whose_spec_fails_is_left_out_with_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    registry = _registry()
+    registry.add(_Broken(ToolSpec(name="broken", description="x", input_schema={})))
+    with caplog.at_level("WARNING", logger="toolkit.search"):
+        assert _names(registry.search("money back", k=1)) == ["refund_payment"]
+    assert "'broken' is left out of search: schema cannot be built" in caplog.text
