@@ -24,6 +24,7 @@ import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+import anyio.to_thread
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolCall, ToolMessage
 from langchain_core.runnables import Runnable, RunnableConfig
@@ -130,10 +131,11 @@ class _Turns:
         self._offers = {}
         self.executor.forget()
 
-    def bound(self, state: AgentState) -> Runnable[LanguageModelInput, BaseMessage]:
-        """The model with the tools to offer bound (the bare model when none)."""
-        if self.search is not None:
-            return self._offer(self.search, state)
+    def bound(self, offered: tuple[str, ...] | None) -> Runnable[LanguageModelInput, BaseMessage]:
+        """The model with the tools to offer bound: every tool (the bare model when none),
+        or, with tool search, the ``offered`` ones and the search tool."""
+        if offered is not None:
+            return self._offer(offered)
         bound = self._bound
         if bound is None:
             tools = to_langchain_tools(self.registry, context_keys=self.context_keys)
@@ -141,11 +143,14 @@ class _Turns:
             self._bound = bound
         return bound
 
-    def _offer(
-        self, search: ToolSearch, state: AgentState
-    ) -> Runnable[LanguageModelInput, BaseMessage]:
-        """The model with the tools that tool search picks for this conversation."""
-        names = tuple(search.offered(self.registry, state.get("messages", [])))
+    def _offered(self, state: AgentState) -> tuple[str, ...] | None:
+        search = self.search
+        if search is None:
+            return None
+        return tuple(search.offered(self.registry, state.get("messages", [])))
+
+    def _offer(self, names: tuple[str, ...]) -> Runnable[LanguageModelInput, BaseMessage]:
+        """The model with the tools that tool search picked for this conversation."""
         offers = self._offers
         bound = offers.get(names)
         if bound is None:
@@ -193,12 +198,16 @@ class _Turns:
 
     def call(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         messages, done, iterations = self._prepare(state)
-        runnable = self.model if done else self.bound(state)
+        runnable = self.model if done else self.bound(self._offered(state))
         return self._update(state, runnable.invoke(messages, config), done, iterations)
 
     async def acall(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         messages, done, iterations = self._prepare(state)
-        runnable = self.model if done else self.bound(state)
+        offered = None
+        if self.search is not None and not done:
+            # A first search builds the index (and every schema): off the event loop.
+            offered = await anyio.to_thread.run_sync(self._offered, state)
+        runnable = self.model if done else self.bound(offered)
         return self._update(state, await runnable.ainvoke(messages, config), done, iterations)
 
     def route(self, state: AgentState) -> list[Send] | str:
