@@ -155,3 +155,28 @@ async def test_a_caller_finds_only_the_tools_the_policy_lets_them_see(callers_ur
     assert "delete_everything" in alice_listed
     assert bob_found.structured_content == {"tools": []}
     assert "delete_everything" not in bob_listed
+
+
+async def test_the_gateway_finds_and_calls_a_remote_servers_tools(tmp_path: Path) -> None:
+    config = tmp_path / "mcp.json"
+    remote = {
+        "command": sys.executable,
+        "args": [str(ROOT / "tests" / "support" / "mcp_servers" / "echo_server.py")],
+        "cwd": str(ROOT),
+    }
+    config.write_text(json.dumps({"mcpServers": {"far": remote}}))
+    params = _params(TARGET, "--config", str(config), "--tool-search", "1")
+    async with Client(params, mode="legacy") as client:
+        listed = [tool.name for tool in (await client.list_tools()).tools]
+        found = await client.call_tool("search_tools", {"query": "tiny png picture", "limit": 1})
+        (tool,) = found.structured_content["tools"]
+        picture = await client.call_tool(tool["name"], {})
+        summed = await client.call_tool(
+            "call_tool", {"name": "far_add", "arguments": {"a": 2, "b": 3}}
+        )
+        relisted = [tool.name for tool in (await client.list_tools()).tools]
+    assert listed == ["search_tools", "call_tool"]
+    assert tool["name"] == "far_picture"
+    assert any(isinstance(c, types.ImageContent) for c in picture.content)
+    assert _text(summed) == "5"
+    assert relisted == ["search_tools", "call_tool", "far_picture"]
