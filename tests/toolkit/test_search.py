@@ -263,3 +263,13 @@ def test_a_tool_whose_spec_fails_is_left_out_with_a_warning(
     with caplog.at_level("WARNING", logger="toolkit.search"):
         assert _names(registry.search("money back", k=1)) == ["refund_payment"]
     assert "'broken' is left out of search: schema cannot be built" in caplog.text
+
+
+def test_without_fts5_the_first_search_says_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    import toolkit.search as search_module
+
+    # A tokenizer this SQLite lacks fails exactly where a missing FTS5 module would.
+    monkeypatch.setattr(search_module, "_TOKENIZER", "no_such_tokenizer")
+    assert not search_module.fts5_available()
+    with pytest.raises(search_module.ToolSearchUnavailable, match="needs SQLite's FTS5"):
+        _registry().search("payment")
