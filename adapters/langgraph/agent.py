@@ -155,9 +155,11 @@ class _Turns:
         bound = offers.get(names)
         if bound is None:
             keys = self.context_keys
+            registry = self.registry
             tools = [
-                RegistryTool.from_tool(self.registry, self.registry.get(n), context_keys=keys)
+                RegistryTool.from_tool(registry, registry.get(n), context_keys=keys)
                 for n in names
+                if n in registry  # a tool removed since it was picked is not offered
             ]
             extra = self.executor.extra
             if extra is not None:
