@@ -20,6 +20,7 @@ from toolkit.options import CallOptions, merge_options
 from toolkit.policy import Approver, Policy, default_policy
 from toolkit.processor import ExceptionProcessor
 from toolkit.result import CallRecord, ToolResult
+from toolkit.search import Searchable
 from toolkit.spec import ToolSpec
 from toolkit.tool import Tool
 
@@ -33,7 +34,7 @@ ENTRY_POINT_GROUP = "mcp_toolkit.tools"
 Call = tuple[str, Mapping[str, Any] | str | None] | tuple[str, Mapping[str, Any] | str | None, str]
 
 
-class ToolRegistry:
+class ToolRegistry(Searchable):
     """A set of tools with unique names and one call path.
 
     Args:
@@ -141,7 +142,7 @@ class ToolRegistry:
                 "(registry.scan(target, namespace='...'))."
             )
         self._tools[tool.name] = tool
-        self._changed()
+        self._changed(tool.name)
         return tool
 
     def remove(self, name: str) -> Tool:
@@ -151,7 +152,7 @@ class ToolRegistry:
             KeyError: No tool has that name.
         """
         tool = self._tools.pop(name)
-        self._changed()
+        self._changed(name)
         return tool
 
     def scan(
@@ -423,7 +424,8 @@ class ToolRegistry:
             except Exception:
                 log.exception("call-record subscriber %r failed", callback)
 
-    def _changed(self) -> None:
+    def _changed(self, name: str) -> None:
+        self._touched(name)
         for callback in list(self._listeners):
             try:
                 callback()

@@ -17,6 +17,7 @@ from adapters.langgraph.graph_tool import GraphTool, graph_tool
 from adapters.langgraph.persistence import async_sqlite_checkpointer, sqlite_checkpointer
 from adapters.langgraph.state import AgentState, ToolCallEntry, add_usage
 from adapters.langgraph.summary import RunSummary
+from adapters.langgraph.tool_search import ToolSearch
 
 __all__ = [
     "STOP_NOTE",
@@ -24,6 +25,7 @@ __all__ = [
     "GraphTool",
     "RunSummary",
     "ToolCallEntry",
+    "ToolSearch",
     "add_usage",
     "approval_payload",
     "as_registry",

@@ -24,6 +24,7 @@ import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+import anyio.to_thread
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolCall, ToolMessage
 from langchain_core.runnables import Runnable, RunnableConfig
@@ -32,10 +33,11 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer, Overwrite, Send
 
 from adapters.langchain.injection import ContextKeys
-from adapters.langchain.tool import to_langchain_tools
+from adapters.langchain.tool import RegistryTool, to_langchain_tools
 from adapters.langgraph._node import Node
 from adapters.langgraph.execution import ToolExecutor, ToolTask
 from adapters.langgraph.state import AgentState, usage_of
+from adapters.langgraph.tool_search import ToolSearch, search_registry
 from toolkit.policy import Policy
 from toolkit.registry import ToolRegistry
 from toolkit.tool import Tool
@@ -110,8 +112,11 @@ class _Turns:
         system_prompt: str | None,
         max_iterations: int | None,
         context_keys: ContextKeys | None,
+        search: ToolSearch | None = None,
     ) -> None:
         self.model = model
+        self.search = search
+        self._offers: dict[tuple[str, ...], Runnable[LanguageModelInput, BaseMessage]] = {}
         self.registry = registry
         self.context_keys = context_keys
         self.executor = executor
@@ -123,15 +128,46 @@ class _Turns:
     def stale(self) -> None:
         """Forget the bound tools: the registry changed."""
         self._bound = None
+        self._offers = {}
         self.executor.forget()
 
-    def bound(self) -> Runnable[LanguageModelInput, BaseMessage]:
-        """The model with the registry's current tools bound (the bare model when none)."""
+    def bound(self, offered: tuple[str, ...] | None) -> Runnable[LanguageModelInput, BaseMessage]:
+        """The model with the tools to offer bound: every tool (the bare model when none),
+        or, with tool search, the ``offered`` ones and the search tool."""
+        if offered is not None:
+            return self._offer(offered)
         bound = self._bound
         if bound is None:
             tools = to_langchain_tools(self.registry, context_keys=self.context_keys)
             bound = self.model.bind_tools(tools) if tools else self.model
             self._bound = bound
+        return bound
+
+    def _offered(self, state: AgentState) -> tuple[str, ...] | None:
+        search = self.search
+        if search is None:
+            return None
+        return tuple(search.offered(self.registry, state.get("messages", [])))
+
+    def _offer(self, names: tuple[str, ...]) -> Runnable[LanguageModelInput, BaseMessage]:
+        """The model with the tools that tool search picked for this conversation."""
+        offers = self._offers
+        bound = offers.get(names)
+        if bound is None:
+            keys = self.context_keys
+            registry = self.registry
+            tools = [
+                RegistryTool.from_tool(registry, registry.get(n), context_keys=keys)
+                for n in names
+                if n in registry  # a tool removed since it was picked is not offered
+            ]
+            extra = self.executor.extra
+            if extra is not None:
+                tools += to_langchain_tools(extra, context_keys=keys)
+            bound = self.model.bind_tools(tools)
+            if len(offers) > 256:  # a long-lived agent: keep the cache bounded
+                offers.clear()
+            offers[names] = bound
         return bound
 
     def _prepare(self, state: AgentState) -> tuple[list[BaseMessage], bool, int]:
@@ -164,12 +200,16 @@ class _Turns:
 
     def call(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         messages, done, iterations = self._prepare(state)
-        runnable = self.model if done else self.bound()
+        runnable = self.model if done else self.bound(self._offered(state))
         return self._update(state, runnable.invoke(messages, config), done, iterations)
 
     async def acall(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         messages, done, iterations = self._prepare(state)
-        runnable = self.model if done else self.bound()
+        offered = None
+        if self.search is not None and not done:
+            # A first search builds the index (and every schema): off the event loop.
+            offered = await anyio.to_thread.run_sync(self._offered, state)
+        runnable = self.model if done else self.bound(offered)
         return self._update(state, await runnable.ainvoke(messages, config), done, iterations)
 
     def route(self, state: AgentState) -> list[Send] | str:
@@ -221,9 +261,12 @@ def _graph(
     context_keys: ContextKeys | None,
     checkpointer: Checkpointer,
     name: str,
+    tool_search: int | ToolSearch | None = None,
 ) -> _Graph:
     registry = as_registry(tools)
-    executor = ToolExecutor(registry, context_keys=context_keys, policy=policy)
+    search = ToolSearch.of(tool_search)
+    extra = search_registry(registry, search) if search is not None else None
+    executor = ToolExecutor(registry, context_keys=context_keys, policy=policy, extra=extra)
     turns = _Turns(
         model,
         registry,
@@ -231,6 +274,7 @@ def _graph(
         system_prompt=system_prompt,
         max_iterations=max_iterations,
         context_keys=context_keys,
+        search=search,
     )
     builder = StateGraph(AgentState)
     builder.add_node("model", _model_node(turns))
@@ -255,6 +299,7 @@ def build_agent(
     checkpointer: Checkpointer = None,
     context_keys: ContextKeys | None = None,
     name: str = "agent",
+    tool_search: int | ToolSearch | None = None,
 ) -> _Graph:
     """Level 3: an autonomous agent — the model and the tools in a loop.
 
@@ -281,6 +326,11 @@ def build_agent(
         context_keys: Caller values for ``ToolContext.values``, from the graph's runtime
             context or ``config["configurable"]``.
         name: The graph's name.
+        tool_search: For big registries: offer each model call only the ``k`` tools that
+            best match the conversation, the tools already used and a ``search_tools`` tool
+            (whose finds are offered from the next step on). An int is ``k``; a
+            :class:`ToolSearch` sets more. A call to a tool not offered still runs through
+            the registry. See ``docs/search.md``.
 
     The tools offered to the model are the registry's at each model call: tools added or
     removed later (e.g. after a server's ``list_changed``) are seen on the next call, and an
@@ -303,6 +353,7 @@ def build_agent(
         context_keys=context_keys,
         checkpointer=checkpointer,
         name=name,
+        tool_search=tool_search,
     )
 
 

@@ -53,13 +53,22 @@ class ToolExecutor:
         context_keys: Caller values for ``ToolContext.values``.
         policy: Per-call policy (``None``: the registry's).
         options: :class:`~toolkit.CallOptions` for every call (timeout, record hook…).
+        extra: The agent's own tools (the tool search), for names ``registry`` lacks.
     """
 
     registry: ToolRegistry
     context_keys: ContextKeys | None = None
     policy: Policy | None = None
     options: CallOptions | None = None
+    extra: ToolRegistry | None = None
     _injections: dict[str, list[Injection]] = field(default_factory=dict)
+
+    def registry_of(self, name: str) -> ToolRegistry:
+        """Where a call of tool ``name`` goes."""
+        extra = self.extra
+        if extra is not None and name in extra and name not in self.registry:
+            return extra
+        return self.registry
 
     def injections(self, name: str) -> list[Injection]:
         """The LangGraph-injected parameters of tool ``name`` (cached)."""
@@ -100,7 +109,7 @@ class ToolExecutor:
     def run(self, task: ToolTask, config: RunnableConfig) -> dict[str, Any]:
         """Run the call of ``task`` (blocking)."""
         args = task.call.get("args")
-        result = self.registry.call_sync(
+        result = self.registry_of(task.call["name"]).call_sync(
             task.call["name"], args, options=self._options(task, config)
         )
         return self._update(task, result)
@@ -108,7 +117,7 @@ class ToolExecutor:
     async def arun(self, task: ToolTask, config: RunnableConfig) -> dict[str, Any]:
         """Run the call of ``task``."""
         args = task.call.get("args")
-        result = await self.registry.call(
+        result = await self.registry_of(task.call["name"]).call(
             task.call["name"], args, options=self._options(task, config)
         )
         return self._update(task, result)

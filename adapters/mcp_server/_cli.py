@@ -49,6 +49,7 @@ def serve_command(
     http_tools: str | Path | None = None,
     allow_destructive: tuple[str, ...] = (),
     callers: str | Path | None = None,
+    tool_search: int | None = None,
 ) -> None:
     """Serve the tools of ``target`` until the client hangs up (stdio) or Ctrl-C (http).
 
@@ -73,6 +74,8 @@ def serve_command(
             others are approved by the client's user (elicitation) or refused.
         callers: A callers file mapping bearer tokens to callers (HTTP only); every request
             must carry one of its tokens.
+        tool_search: List a search tool, a call tool and this many most-used tools instead
+            of every tool (``None``: list every tool).
 
     Raises:
         ValueError: ``transport`` is unknown, ``token_env`` is set for stdio or names an empty
@@ -104,6 +107,7 @@ def serve_command(
         http_tools=None if http_tools is None else str(http_tools),
         allow_destructive=allow_destructive,
         callers=None if callers is None else str(callers),
+        tool_search=tool_search,
     )
     if workers > 1 or metrics or (call_log and transport == "http"):
         _check_scaled(target, transport, stateless, workers)
@@ -124,6 +128,7 @@ def serve_command(
         page_size=page_size,
         allow_destructive=allow_destructive,
         callers=load_callers(callers) if callers is not None else None,
+        tool_search=tool_search,
     )
     registry.subscribe(_log_call)
 
@@ -275,6 +280,14 @@ def serve_cli(
     callers: Annotated[
         Path | None, typer.Option(help="File mapping bearer tokens to callers (HTTP).")
     ] = None,
+    tool_search: Annotated[
+        int | None,
+        typer.Option(
+            metavar="K",
+            help="List a search tool and a call tool, plus the K most used tools (0: none), "
+            "instead of every tool.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the tools of TARGET as an MCP server."""
     try:
@@ -295,6 +308,7 @@ def serve_cli(
             http_tools=http_tools,
             allow_destructive=tuple(allow_destructive or ()),
             callers=callers,
+            tool_search=tool_search,
         )
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)

@@ -85,6 +85,8 @@ class AppSettings:
             without asking, comma-separated (``*``: all).
         callers: ``TOOLKIT_CALLERS``: a callers file mapping bearer tokens to callers; every
             request must carry one of its tokens.
+        tool_search: ``TOOLKIT_TOOL_SEARCH``: list a search tool, a call tool and this many
+            most-used tools instead of every tool.
     """
 
     target: str | None
@@ -103,6 +105,7 @@ class AppSettings:
     http_tools: str | None = None
     allow_destructive: tuple[str, ...] = ()
     callers: str | None = None
+    tool_search: int | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> AppSettings:
@@ -139,6 +142,7 @@ class AppSettings:
             telemetry=_flag(env, "TOOLKIT_OTEL", True),
             trace_arguments=_flag(env, "TOOLKIT_OTEL_ARGUMENTS"),
             caller_header=env.get("TOOLKIT_CALLER_HEADER") or None,
+            tool_search=_int(env, "TOOLKIT_TOOL_SEARCH", None),
         )
 
     def to_env(self) -> dict[str, str]:
@@ -162,6 +166,7 @@ class AppSettings:
             "TOOLKIT_PAGE_SIZE": None if self.page_size is None else str(self.page_size),
             CALL_LOG_ENV: self.call_log,
             "TOOLKIT_CALLER_HEADER": self.caller_header,
+            "TOOLKIT_TOOL_SEARCH": None if self.tool_search is None else str(self.tool_search),
         }
         env.update({k: v for k, v in optional.items() if v is not None})
         return env
@@ -292,6 +297,7 @@ def create_app(settings: AppSettings | None = None) -> ASGIApp:
         page_size=settings.page_size,
         allow_destructive=settings.allow_destructive,
         callers=load_callers(settings.callers) if settings.callers else None,
+        tool_search=settings.tool_search,
     )
     app = http_app(
         server,

@@ -12,6 +12,7 @@ from contextlib import AbstractAsyncContextManager
 from importlib import metadata
 from typing import Any
 
+import anyio.to_thread
 from mcp.server import NotificationOptions, Server, ServerRequestContext
 from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import MCPError
@@ -30,6 +31,7 @@ from adapters.mcp_server._channel import SessionChannel, session_key
 from adapters.mcp_server._log_relay import relaying_logs
 from adapters.mcp_server._paging import ToolListing
 from adapters.mcp_server._rounds import InputRequired, Rounds, state_boundary
+from adapters.mcp_server._search_mode import SEARCH_TOOL, SearchMode
 from adapters.mcp_server._wire import call_result, tool_entry
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode
@@ -68,6 +70,7 @@ class RegistryServer(Server[Any]):
         page_size: int | None,
         allow_destructive: Iterable[str] = (),
         callers: CallerMap | None = None,
+        tool_search: SearchMode | None = None,
     ) -> None:
         if page_size is not None and page_size < 1:
             raise ValueError(
@@ -82,6 +85,7 @@ class RegistryServer(Server[Any]):
         self._log_levels: dict[str, str] = {}
         self._approver = ElicitingApprover(allow_destructive)
         self._callers = callers
+        self._search = tool_search
         super().__init__(
             name,
             version=version,
@@ -112,6 +116,9 @@ class RegistryServer(Server[Any]):
 
     def listing(self) -> ToolListing:
         """The current tool listing (rebuilt after the registry changes)."""
+        if self._search is not None:  # a few entries, and the most used change with every call
+            meta, used = self._search.listed(self.registry)
+            return ToolListing.build([*meta, *used], self._page_size)
         listing = self._listing
         if listing is None:
             entries = [tool_entry(spec) for spec in self.registry.specs()]
@@ -125,6 +132,8 @@ class RegistryServer(Server[Any]):
         return self.registry.get(name).spec if name in self.registry else None
 
     def _input_schema(self, name: str) -> Mapping[str, Any] | None:
+        if self._search is not None and self._search.handles(name, self.registry):
+            return self._search.input_schema(name)
         spec = self._spec(name)
         return None if spec is None else spec.input_schema
 
@@ -135,7 +144,11 @@ class RegistryServer(Server[Any]):
         if self._callers is None:
             return self.listing().page(cursor)
         values = {**_caller_values(ctx), **self._caller(ctx)}
-        visible = await visible_entries(self.registry, self.listing().entries, values)
+        if self._search is not None:
+            meta, used = self._search.listed(self.registry)
+            visible = [*meta, *await visible_entries(self.registry, used, values)]
+        else:
+            visible = await visible_entries(self.registry, self.listing().entries, values)
         return ToolListing.build(visible, self._page_size).page(cursor)
 
     def _caller(self, ctx: ServerRequestContext[Any]) -> dict[str, Any]:
@@ -158,6 +171,17 @@ class RegistryServer(Server[Any]):
         # The correlation id is the server's own: a client's JSON-RPC id repeats across
         # clients and connections (every client starts at 0 or 1), so it identifies nothing.
         call_id = new_call_id()
+        name, arguments = params.name, params.arguments or {}
+        search = self._search
+        if search is not None and search.handles(name, self.registry):
+            if name == SEARCH_TOOL:
+                # The first search builds the index (and every schema): off the event loop.
+                found = await anyio.to_thread.run_sync(search.search, self.registry, arguments)
+                if self._callers is not None:
+                    values = {**_caller_values(ctx), **self._caller(ctx)}
+                    found = await visible_entries(self.registry, found, values)
+                return search.result(found, str(arguments["query"]))
+            name, arguments = search.unwrap(arguments)
         rounds = Rounds.of(ctx.protocol_version, params)
         channel = SessionChannel(
             ctx, self._log_levels, scrub=self.registry.processor.scrub, rounds=rounds
@@ -173,8 +197,8 @@ class RegistryServer(Server[Any]):
         try:
             with relaying_logs(channel):
                 result = await self.registry.call(
-                    params.name,
-                    params.arguments or {},
+                    name,
+                    arguments,
                     context,
                     call_id=call_id,
                     approver=approver,
@@ -185,7 +209,7 @@ class RegistryServer(Server[Any]):
         if result.code is ErrorCode.TOOL_NOT_FOUND:
             # The spec makes an unknown tool a protocol error, not a tool result.
             raise MCPError(INVALID_PARAMS, result.content, data={"code": result.code.value})
-        return call_result(result, self._spec(result.tool or params.name))
+        return call_result(result, self._spec(result.tool or name))
 
     async def _set_level(
         self, ctx: ServerRequestContext[Any], params: SetLevelRequestParams
@@ -219,6 +243,7 @@ def build_server(
     page_size: int | None = None,
     allow_destructive: Iterable[str] = (),
     callers: CallerMap | None = None,
+    tool_search: int | None = None,
 ) -> RegistryServer:
     """Serve ``registry`` over MCP: its specs on ``tools/list``, its invoker on ``tools/call``.
 
@@ -237,6 +262,9 @@ def build_server(
         callers: Bearer tokens mapped to callers (:func:`load_callers`): each request must
             carry one; the caller's tenant, user and scopes are in ``ToolContext.values`` and
             ``tools/list`` hides the tools the policy denies them.
+        tool_search: For big registries: ``tools/list`` holds a ``search_tools`` tool, a
+            ``call_tool`` tool and the ``tool_search`` tools called most so far (0: none);
+            every tool can still be called by name. ``None`` (default): list every tool.
 
     Returns:
         A low-level ``mcp.server.Server`` subclass ready for any SDK transport.
@@ -252,4 +280,5 @@ def build_server(
         page_size=page_size,
         allow_destructive=allow_destructive,
         callers=callers,
+        tool_search=None if tool_search is None else SearchMode(top=tool_search),
     )

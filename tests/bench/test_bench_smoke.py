@@ -31,6 +31,13 @@ ROWS = {
         "µs CPU",
         "langchain",
     ),
+    "bench_search.py": (
+        "recall@k on",
+        "generated, paraphrased",
+        "tokens per turn",
+        "search median / serialize every spec",
+        "index build / build input schemas",
+    ),
     "bench_http.py": (
         "template render, 100 items",
         "GET call, JSON result",

@@ -33,6 +33,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from toolkit.errors import RegistrationError
 from toolkit.schema._callable import EMPTY, CallableInfo, ParamInfo, inspect_callable
 from toolkit.schema._docstring import parse_docstring
+from toolkit.schema._fast import LazyValidator, simple_properties
 from toolkit.schema._function_schema import FunctionSchema, _Output
 from toolkit.schema._portable import portable_hint
 from toolkit.schema._refs import inline_local_refs, strip_titles
@@ -81,22 +82,34 @@ def build_function_schema(
             f"{', '.join(sorted(unknown))}, which the model does not set. Describe only the "
             f"parameters {', '.join(p.name for p in visible) or '(none)'}."
         )
-    fields = {
-        f"p{i}": _field(p, overrides.get(p.name), doc.params.get(p.name))
-        for i, p in enumerate(visible)
-    }
-    model = _make_model(info, fields, visible)
+    described = [_description(p, overrides.get(p.name), doc.params.get(p.name)) for p in visible]
+    properties = simple_properties(visible, described, _JsonSchemaGenerator)
+
+    def validator() -> Any:
+        fields = {
+            f"p{i}": _field(p, overrides.get(p.name), doc.params.get(p.name))
+            for i, p in enumerate(visible)
+        }
+        return _make_model(info, fields, visible)
+
+    if properties is not None:  # simple parameters: no model until the first call
+        schema = _simple_schema(properties, visible)
+        check: Any = LazyValidator(lambda: validator().__pydantic_validator__)
+    else:
+        model = validator()
+        schema = _input_schema(info, model, visible)
+        check = model.__pydantic_validator__
     out_schema, output, wraps = _output(info, output_schema)
     return FunctionSchema(
         description=(description if description is not None else doc.description).strip(),
-        input_schema=_input_schema(info, model, visible),
+        input_schema=schema,
         output_schema=out_schema,
         wraps_result=wraps,
         injected=frozenset(p.name for p in info.params if p.injected),
         context_params=tuple(p.name for p in info.params if p.context),
         param_names=tuple(p.name for p in info.params),
         is_async=info.is_async,
-        _validator=model.__pydantic_validator__,
+        _validator=check,
         _fields=tuple((f"p{i}", p.name) for i, p in enumerate(visible)),
         _params=info.params,
         _output=output,
@@ -126,6 +139,20 @@ def _annotated_description(annotation: Any) -> str | None:
             elif isinstance(meta, FieldInfo) and meta.description:
                 found = meta.description
     return found
+
+
+def _description(param: ParamInfo, override: str | None, documented: str | None) -> str | None:
+    """The description the model path would give ``param`` (for the simple path)."""
+    return override or _annotated_description(portable_hint(param.annotation)) or documented
+
+
+def _simple_schema(properties: dict[str, Any], params: list[ParamInfo]) -> dict[str, Any]:
+    result: dict[str, Any] = {"type": "object", "properties": properties}
+    required = [p.name for p in params if p.default is EMPTY]
+    if required:
+        result["required"] = required
+    result["additionalProperties"] = False
+    return result
 
 
 def _field(param: ParamInfo, override: str | None, documented: str | None) -> tuple[Any, Any]:

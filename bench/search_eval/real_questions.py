@@ -1,0 +1,38 @@
+"""Questions a user would ask that one of the real catalog's tools (``real_tools.json``) answers."""
+
+from __future__ import annotations
+
+QUESTIONS: list[tuple[str, str]] = [
+    ("throw away bin A-17, it's empty now", "delete_bin"),
+    ("what's in storage location B-04?", "get_bin"),
+    ("which locations in the Lyon depot are free?", "query_bins"),
+    ("block bin C-2 so nobody puts goods in it", "set_bin_status"),
+    ("how many units of SKU 1001 do we hold and where", "get_stock"),
+    ("shift 20 pieces of item 77 from shelf A1 to shelf B3", "move_stock"),
+    ("recount everything in location D-9", "recount_bin"),
+    ("how much to send a 3 kg parcel to Spain?", "carriers_quote_shipment"),
+    ("where is package 1Z999 right now", "carriers_track_parcel"),
+    ("print the postage sticker for parcel TRK-55 as an image", "labels_shipping_label"),
+    ("repeat back exactly what I type", "echo_echo"),
+    ("what is 17 plus 25", "echo_add"),
+    ("wait half a second and then answer", "echo_slow"),
+    ("make the call error out with a reason I give", "echo_fail"),
+    ("send me a small test image", "echo_picture"),
+    ("read the PATH variable of the server process", "echo_env"),
+    ("what headers and meta did the server get from my request", "echo_whoami"),
+    ("register one more tool at runtime on the server", "echo_grow"),
+    ("show a message with priority and audience annotations", "everything_get-annotated-message"),
+    ("dump the server's environment for debugging the config", "everything_get-env"),
+    ("give me links to a few resources", "everything_get-resource-links"),
+    ("add these two numbers together: 3.5 and 4", "everything_get-sum"),
+    ("return the little MCP logo picture", "everything_get-tiny-image"),
+    ("gzip this file and give it back as a resource", "everything_gzip-file-as-resource"),
+    ("switch the fake random logging on", "everything_toggle-simulated-logging"),
+    ("run a lengthy operation that reports progress", "everything_trigger-long-running-operation"),
+    ("do a deep research pass on a topic and synthesize it", "everything_simulate-research-query"),
+    ("what time is it in Tokyo now?", "time_get_current_time"),
+    ("if it's 9am in London what time is it in Los Angeles", "time_convert_time"),
+    ("look up order 42 for user alice", "orders_get_order"),
+    ("place a new order for 2 widgets", "orders_create_order"),
+    ("answer with HTTP status 404 so I can test errors", "orders_status"),
+]
