@@ -101,7 +101,7 @@ def test_a_program_needing_a_server_compiles_and_runs_where_one_is_given(
 
 def test_the_shown_results_check_is_real() -> None:
     """A wrong comment is caught: the check compares, it does not only look for comments."""
-    [shown] = expectations('print(1 + 1)  # 3\n')
+    [shown] = expectations("print(1 + 1)  # 3\n")
     assert not shown.matches("2\n")
     [under] = expectations('print("a\\nb\\nc")\n# a\n# ...\n')
     assert under.matches("a\nb\nc\n")
@@ -117,10 +117,7 @@ def test_json_blocks_parse() -> None:
 
 def _commands() -> list[str]:
     lines = [
-        ln.split("#")[0].strip()
-        for b in blocks()
-        if b.lang == "bash"
-        for ln in b.body.splitlines()
+        ln.split("#")[0].strip() for b in blocks() if b.lang == "bash" for ln in b.body.splitlines()
     ]
     return [ln for ln in lines if ln.startswith("toolkit ") and not ln.startswith("toolkit serve")]
 
