@@ -66,7 +66,9 @@ def _run(config: Path, work: Callable[[McpClientPool], Awaitable[_T]]) -> _T:
     try:
         return anyio.run(main)
     except (McpConfigError, KeyError) as exc:
-        _err.print(f"[red]error:[/red] {exc}")
+        # str() of a KeyError is its repr, quotes included: show the message itself.
+        said = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        _err.print(f"[red]error:[/red] {said}", soft_wrap=True, highlight=False)
         raise typer.Exit(2) from None
     except ToolError as exc:
         _err.print(f"[red]{exc.code.value}:[/red] {exc.message}")
