@@ -37,3 +37,19 @@ def test_make_puts_everything_in_the_venv_the_readme_names() -> None:
     section = _install_section()
     assert ". .venv/bin/activate" in section
     assert ".venv/bin/toolkit" in section
+
+
+def test_the_readme_is_a_front_page_with_a_link_per_capability() -> None:
+    lines = README.splitlines()
+    assert len(lines) <= 400
+    order = ["## Install", "## Two commands", "## A tour in 30 lines", "## Capabilities"]
+    assert [README.index(h) for h in order] == sorted(README.index(h) for h in order)
+    capabilities = README.split("## Capabilities\n", 1)[1].split("\n## ", 1)[0]
+    assert "<!-- One paragraph and a link per capability." in capabilities
+    assert "<!-- End of the capabilities list. -->" in capabilities
+    paragraphs = [p for p in capabilities.split("\n\n") if p.startswith("**")]
+    linked = {m for p in paragraphs for m in re.findall(r"\]\((docs/[\w.-]+\.md)", p)}
+    assert all(re.search(r"\]\(docs/[\w.-]+\.md", p) for p in paragraphs)
+    assert all((ROOT / path).is_file() for path in linked)
+    guides = {f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")} - {"docs/ARCHITECTURE.md"}
+    assert guides <= linked, guides - linked  # every guide is reachable from the front page
