@@ -53,3 +53,11 @@ def test_the_readme_is_a_front_page_with_a_link_per_capability() -> None:
     assert all((ROOT / path).is_file() for path in linked)
     guides = {f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")} - {"docs/ARCHITECTURE.md"}
     assert guides <= linked, guides - linked  # every guide is reachable from the front page
+
+
+def test_the_readme_counts_the_notebooks_it_calls_a_course() -> None:
+    words = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+    notebooks = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    said = re.search(r"a course in (\w+)\s+parts", README)
+    assert said is not None
+    assert said.group(1) == words[len(notebooks) - 1]
