@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from importlib.util import find_spec
 
-__all__ = ["EXTRAS", "MissingExtraError", "require"]
+__all__ = ["EXTRAS", "MissingExtraError", "install_hint", "require"]
 
 #: The distribution's extras and the top-level modules each one must make importable.
 EXTRAS: dict[str, tuple[str, ...]] = {
@@ -25,6 +25,18 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 }
 
 
+def install_hint(extra: str) -> str:
+    """The command that installs ``extra``, from the package index or from a checkout.
+
+    Args:
+        extra: The extra to install.
+
+    Returns:
+        ``pip install 'mcp-toolkit[extra]'`` and its form for a source checkout.
+    """
+    return f"pip install 'mcp-toolkit[{extra}]' (from a checkout: pip install -e '.[{extra}]')"
+
+
 class MissingExtraError(ImportError):
     """An adapter was imported without the optional extra it needs.
 
@@ -38,8 +50,8 @@ class MissingExtraError(ImportError):
         self.missing = missing
         super().__init__(
             f"{package} needs the '{extra}' extra, which is not installed (missing: "
-            f"{', '.join(missing)}). Install it with: pip install 'mcp-toolkit[{extra}]' "
-            "(or 'mcp-toolkit[all]' for every adapter).",
+            f"{', '.join(missing)}). Install it with: {install_hint(extra)}; "
+            "'[all]' installs every adapter.",
             name=missing[0],
         )
 

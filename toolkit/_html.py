@@ -32,20 +32,41 @@ _ERROR = "color:#b00;text-align:left"
 _BLOCK = "text-align:left"
 
 
-def _td(content: str) -> str:
-    return f"<td style='{_CELL}'>{content}</td>"
+# With column widths the table fills the output area in fixed proportions, and long words (a
+# module path, a URL) wrap inside their own column instead of widening it.
+_FIXED = "width:100%;table-layout:fixed"
+_WRAP = "overflow-wrap:anywhere"
+
+#: Shares of the width for tables of tools: the description and the parameters get most.
+TOOL_COLUMNS = ("18%", "32%", "38%", "12%")
 
 
-def _th(label: str) -> str:
-    return f"<th style='{_HEAD}'>{escape(label)}</th>"
+def _td(content: str, extra: str = "") -> str:
+    return f"<td style='{_CELL}{extra}'>{content}</td>"
 
 
-def table_html(headers: Sequence[str], rows: Sequence[Sequence[str]], caption: str = "") -> str:
-    """A left-aligned table with inline styles; ``rows`` hold HTML that is already escaped."""
-    head = "".join(_th(h) for h in headers)
-    body = "".join("<tr>" + "".join(_td(c) for c in row) + "</tr>" for row in rows)
+def _th(label: str, extra: str = "") -> str:
+    return f"<th style='{_HEAD}{extra}'>{escape(label)}</th>"
+
+
+def table_html(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    caption: str = "",
+    widths: Sequence[str] = (),
+) -> str:
+    """A left-aligned table with inline styles; ``rows`` hold HTML that is already escaped.
+
+    ``widths`` (CSS widths, one per column) fix each column's share of the output's width.
+    """
+    extra = f";{_WRAP}" if widths else ""
+    head = "".join(_th(h, extra) for h in headers)
+    body = "".join("<tr>" + "".join(_td(c, extra) for c in row) + "</tr>" for row in rows)
     cap = f"<caption style='{_CAPTION}'>{escape(caption)}</caption>" if caption else ""
-    return f"<table class='tk-t' style='{_TABLE}'>{cap}<tr>{head}</tr>{body}</table>"
+    cols = "".join(f"<col style='width:{escape(w)}'>" for w in widths)
+    group = f"<colgroup>{cols}</colgroup>" if widths else ""
+    style = f"{_TABLE};{_FIXED}" if widths else _TABLE
+    return f"<table class='tk-t' style='{style}'>{cap}{group}<tr>{head}</tr>{body}</table>"
 
 
 def _params(spec: ToolSpec) -> str:
@@ -109,7 +130,8 @@ def registry_html(tools: Sequence[Tool]) -> str:
     """
     rows = [_row(t) for t in tools]
     caption = f"{len(tools)} tool" if len(tools) == 1 else f"{len(tools)} tools"
-    return table_html(("tool", "description", "parameters", "source"), rows, caption)
+    headers = ("tool", "description", "parameters", "source")
+    return table_html(headers, rows, caption, TOOL_COLUMNS)
 
 
 def error_html(what: str, exc: BaseException) -> str:

@@ -161,7 +161,11 @@ class Invoker:
             request = CallRequest(tool.name, args, tool.spec, ctx)
             verdict = (options.policy or self.policy)(request)
             if verdict != "allow":  # "deny", "ask", or an async policy's awaitable
-                decision, args = await self._decide(tool, request, verdict, options, wait)
+                asked = time.perf_counter()
+                try:
+                    decision, args = await self._decide(tool, request, verdict, options, wait)
+                finally:  # time spent waiting for a person is not the call's duration
+                    t0 += time.perf_counter() - asked
             result, attempts = await self._run(tool, args, ctx, options, ref, wait)
         except _Failed as failed:
             result, decision = self._fail(name, failed.error, ref, args), failed.decision

@@ -27,6 +27,12 @@ def load_target(target: str) -> Any:
     path = Path(target)
     if target.endswith(".py") or path.is_dir() or path.is_file():
         return _import_path(path)
+    if target.count(":") > 1:
+        raise RegistrationError(
+            f"TARGET {target!r} has {target.count(':')} colons; it takes at most one, between "
+            "a module or file and an attribute: app, app:registry, app.py, app.py:add or "
+            "pkg.module:build_registry."
+        )
     module_name, _, attribute = target.rpartition(":") if ":" in target else (target, "", "")
     if module_name.endswith(".py") or Path(module_name).is_file():
         module: ModuleType = _import_path(Path(module_name))

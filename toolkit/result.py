@@ -145,7 +145,8 @@ class CallRecord:
         arguments: The arguments, with secret values replaced by ``"***"``.
         outcome: ``"ok"``, ``"error"`` or ``"raised"``.
         code: The error code of a failure.
-        duration_ms: Wall time of the whole call, retries included.
+        duration_ms: Wall time of the whole call, retries included, and time spent waiting
+            for a policy's or a person's approval left out.
         attempts: How many times the tool ran.
         decision: The policy's decision (``"allow"``, ``"deny"``, ``"approved"``, ``"rejected"``,
             ``"edited"``).

@@ -31,18 +31,27 @@ __all__ = [
 ]
 
 
-def html_table(headers: Sequence[str], rows: Sequence[Sequence[str]], caption: str = "") -> str:
+def html_table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    caption: str = "",
+    *,
+    widths: Sequence[str] = (),
+) -> str:
     """A left-aligned table with inline styles.
 
     Args:
         headers: Column titles (plain text, escaped here).
         rows: Cells as HTML that is already escaped (use :func:`html.escape` on plain text).
         caption: A plain-text caption above the table (none when empty).
+        widths: CSS widths, one per column (``"30%"``): the table then fills the output's
+            width in these shares and long words wrap inside their column. Empty: each
+            column as wide as its content.
 
     Returns:
         The ``<table>`` element.
     """
-    return table_html(headers, rows, caption)
+    return table_html(headers, rows, caption, widths)
 
 
 def html_tool(spec: ToolSpec, facts: Sequence[tuple[str, str]] = ()) -> str:

@@ -13,9 +13,12 @@ from typing import Annotated
 
 import typer
 
+from adapters.cli._help import flags_take_no_value
 from adapters.cli._lazy import LazyGroup
 
 __all__ = ["app", "main"]
+
+flags_take_no_value()
 
 _LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 

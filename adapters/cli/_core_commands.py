@@ -10,8 +10,9 @@ from typing import Annotated
 
 import typer
 
+from adapters.cli._approval import TerminalApprover
 from adapters.cli._render import console, count, err_console, result_panel, spec_table
-from toolkit import Approval, CallRequest, RegistrationError, ToolRegistry, ToolSpec
+from toolkit import RegistrationError, ToolRegistry, ToolSpec
 from toolkit.loader import load_registry
 
 _TARGET_HELP = (
@@ -72,32 +73,6 @@ def inspect_command(
         err_console.print(f"[green]check passed:[/] {count(len(specs), 'tool')}, all documented.")
 
 
-class _Approver:
-    """Asks the person at the terminal before a call that needs approval."""
-
-    def __init__(self, yes: bool) -> None:
-        self.yes = yes
-        self.refused: str | None = None  # why, written for the person at the terminal
-
-    def __call__(self, request: CallRequest) -> Approval:
-        if self.yes:
-            return Approval(approved=True)
-        what = "destructive" if request.spec.annotations.destructive else "marked for approval"
-        if not sys.stdin.isatty():
-            self.refused = (
-                f"{request.tool} is {what}, so it runs only when you approve it. Nothing was "
-                "run. Add --yes to the command to approve it (there is no terminal to ask in)."
-            )
-            return Approval(approved=False, reason="no one could approve it")
-        from rich.prompt import Confirm
-
-        shown = json.dumps(request.arguments, default=str)
-        if Confirm.ask(f"{request.tool} is {what}. Run it with {shown}?", console=err_console):
-            return Approval(approved=True)
-        self.refused = f"{request.tool} was not run: you declined. Add --yes to skip the question."
-        return Approval(approved=False, reason="the user declined")
-
-
 class _Tracebacks(logging.Handler):
     """Keeps the tracebacks the invoker logs for unexpected exceptions, by call ref."""
 
@@ -134,7 +109,7 @@ def call_command(
     A destructive tool asks first on a terminal; --yes approves it without asking.
     """
     registry = _load(target)
-    approver = _Approver(yes)
+    approver = TerminalApprover(yes)
     # An approver the application configured on its registry decides; the terminal asks only
     # when there is none (or --yes overrides it).
     own = registry.invoker.approver

@@ -14,6 +14,8 @@ import typer
 from typer._click import Command, Context
 from typer.core import TyperCommand, TyperGroup
 
+from adapters._extras import install_hint
+
 __all__ = ["LAZY_COMMANDS", "LazyCommand", "LazyGroup"]
 
 
@@ -79,12 +81,12 @@ def _load(name: str, entry: LazyCommand) -> Command:
 
 
 def _missing(name: str, entry: LazyCommand, exc: ImportError) -> Command:
-    extra = f"mcp-toolkit[{entry.extra}]" if entry.extra else "mcp-toolkit"
+    hint = install_hint(entry.extra) if entry.extra else "pip install -e ."
 
     def fail() -> None:
         typer.echo(
             f"error: `toolkit {name}` needs a package that is not installed ({exc}). "
-            f"Install it with: pip install '{extra}'",
+            f"Install it with: {hint}",
             err=True,
         )
         raise typer.Exit(2)

@@ -247,6 +247,7 @@ class HttpToolset:
             ("tool", "request", "description", "parameters"),
             rows,
             f"HTTP toolset: {n} tool" + ("" if n == 1 else "s"),
+            widths=("16%", "24%", "30%", "30%"),  # the description and parameters get room
         )
 
     def __repr__(self) -> str:

@@ -17,7 +17,7 @@ from rich.table import Table
 from adapters.mcp_client._config import McpConfigError
 from adapters.mcp_client._oauth import token_path
 from adapters.mcp_client._pool import McpClientPool
-from toolkit import ToolRegistry
+from toolkit import Approval, CallRequest, ToolRegistry, ToolResult
 from toolkit.errors import ToolError
 from toolkit.interaction import Elicitation
 from toolkit.result import AudioContent, Content, ImageContent, ResourceContent
@@ -66,7 +66,9 @@ def _run(config: Path, work: Callable[[McpClientPool], Awaitable[_T]]) -> _T:
     try:
         return anyio.run(main)
     except (McpConfigError, KeyError) as exc:
-        _err.print(f"[red]error:[/red] {exc}")
+        # str() of a KeyError is its repr, quotes included: show the message itself.
+        said = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        _err.print(f"[red]error:[/red] {said}", soft_wrap=True, highlight=False)
         raise typer.Exit(2) from None
     except ToolError as exc:
         _err.print(f"[red]{exc.code.value}:[/red] {exc.message}")
@@ -95,31 +97,43 @@ def call(
     server: str,
     tool: str,
     arguments: Annotated[str, typer.Argument(help="JSON object of arguments.")] = "{}",
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Approve a destructive call without asking.")
+    ] = False,
 ) -> None:
-    """Call one tool and print its result."""
+    """Call one tool and print its result as the model reads it. Exit 1 on failure.
+
+    A destructive tool asks first on a terminal; --yes approves it without asking.
+    """
+    # The panel and the question `toolkit call` uses, so a remote call reads like a local one.
+    from adapters.cli._approval import TerminalApprover
+    from adapters.cli._render import console, err_console, result_panel
+
     try:
         parsed: Any = json.loads(arguments)
     except ValueError as exc:
         _err.print(f"[red]error:[/red] arguments are not JSON ({exc}); pass e.g. '{{\"a\": 1}}'")
         raise typer.Exit(2) from None
+    approver = TerminalApprover(yes)
 
-    async def work(pool: McpClientPool) -> bool:
-        # Through a registry, like every call: validation, messages and records included.
+    async def approve(request: CallRequest) -> Approval:
+        # The question waits for a person; the pool's connections keep running meanwhile.
+        return await anyio.to_thread.run_sync(approver, request)
+
+    async def work(pool: McpClientPool) -> ToolResult:
+        # Through a registry, like every call: validation, policy, messages and records.
         registry = ToolRegistry()
         await pool.register_into(registry, [server], prefix="")
-        result = await registry.call(tool, parsed)
-        if result.is_error:
-            _err.print(result.content, soft_wrap=True, markup=False, highlight=False)
-            return False
-        if result.structured is not None:
-            _out.print_json(data=result.structured)
-        else:
-            _out.print(result.content, soft_wrap=True, markup=False, highlight=False)
-        for line in block_lines(result.blocks):
-            _out.print(line, soft_wrap=True, markup=False, highlight=False)
-        return True
+        return await registry.call(tool, parsed, approver=approve)
 
-    if not _run(config, work):
+    result = _run(config, work)
+    if approver.refused:
+        err_console.print(f"[red]not run:[/] {approver.refused}")
+        raise typer.Exit(1)
+    console.print(result_panel(result))
+    for line in block_lines(result.blocks):
+        console.print(line, soft_wrap=True, markup=False, highlight=False)
+    if result.is_error:
         raise typer.Exit(1)
 
 

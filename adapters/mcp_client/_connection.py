@@ -285,6 +285,10 @@ class Connection:
             assert live.client is not None
             return live.client
         assert error is not None
+        if error.code is ErrorCode.UNREACHABLE:
+            # Never reached in any attempt: calling again at once fails the same way (the
+            # message says what to check), so the invoker does not retry, nor the model.
+            error.retryable = False
         self.state, self.last_error = "failed", error
         raise error
 
@@ -439,6 +443,8 @@ class Connection:
             token_configured=self.config.auth.type != "none"
             or any(k.lower() in _AUTH_HEADERS for k in self.config.headers),
             auth_type=self.config.auth.type,
+            transport=self.config.transport,
+            target=self.config.target,
         )
         return to_tool_error(exc, facts, self._redact, phase=phase)
 

@@ -38,6 +38,8 @@ class FailureFacts:
     returncode: int | None = None
     token_configured: bool = True
     auth_type: str = "bearer"
+    transport: str = "stdio"
+    target: str = ""  # the command line or URL, secrets masked
 
 
 #: What to check, per auth type, when a server refuses our credentials.
@@ -131,9 +133,9 @@ def to_tool_error(
             code=ErrorCode.PROTOCOL_ERROR,
         )
     if isinstance(exc, MCPError):
-        return _from_mcp_error(exc, server, facts, redact)
+        return _from_mcp_error(exc, server, facts, redact, phase)
     if is_connection_lost(exc):
-        return _unreachable(server, facts, redact(str(exc) or type(exc).__name__))
+        return _unreachable(server, facts, redact(str(exc) or type(exc).__name__), phase)
     return ToolError(
         f"{server} failed during {phase}: {redact(str(exc) or type(exc).__name__)}",
         code=ErrorCode.PROTOCOL_ERROR,
@@ -141,11 +143,11 @@ def to_tool_error(
 
 
 def _from_mcp_error(
-    exc: MCPError, server: str, facts: FailureFacts, redact: Callable[[str], str]
+    exc: MCPError, server: str, facts: FailureFacts, redact: Callable[[str], str], phase: str
 ) -> ToolError:
     message = redact(exc.message)
     if is_connection_lost(exc):
-        return _unreachable(server, facts, message)
+        return _unreachable(server, facts, message, phase)
     if exc.code == mcp_types.REQUEST_TIMEOUT:
         return ToolError(f"{server} timed out: {message}", code=ErrorCode.TIMEOUT)
     if exc.code == mcp_types.INVALID_PARAMS:
@@ -163,11 +165,22 @@ def _from_mcp_error(
     return ToolError(f"{server} answered with an error: {message}", code=ErrorCode.EXECUTION_ERROR)
 
 
-def _unreachable(server: str, facts: FailureFacts, detail: str) -> ToolError:
+def _unreachable(server: str, facts: FailureFacts, detail: str, phase: str) -> ToolError:
     parts = [f"{server} is unreachable ({detail})."]
     if facts.returncode is not None:
         parts.append(f"The server process exited with code {facts.returncode}.")
     if facts.stderr_tail:
         parts.append(f"Its last output: {facts.stderr_tail}")
-    parts.append("The next call reconnects; try again.")
+    if phase != "connect":  # it was up a moment ago: the pool reconnects on the next call
+        parts.append("The next call reconnects; try again.")
+        return ToolError(" ".join(parts), code=ErrorCode.UNREACHABLE)
+    # Never reached: calling again repeats the same failure until the config or server changes.
+    if facts.transport == "stdio":
+        what = f"its 'command' and 'args' ({facts.target})" if facts.target else "its 'command'"
+        parts.append(f"Check {what} in the config: they must start an MCP server on stdio.")
+    else:
+        where = f" ({facts.target})" if facts.target else ""
+        parts.append(f"Check its 'url'{where} in the config and that the server is running.")
+    parts.append("Retrying will not help until then.")
+    # Retryable while the pool's own connection attempts last; the last one is final.
     return ToolError(" ".join(parts), code=ErrorCode.UNREACHABLE)

@@ -19,6 +19,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
@@ -34,9 +35,31 @@ from adapters.mcp_client._config import McpServerConfig, expand
 from adapters.mcp_client._lines import Line, read_lines
 from adapters.mcp_client._reaper import MARKER_VAR, kill_all, new_marker, server_processes
 
-__all__ = ["ChildProcess", "minimal_env", "stdio_transport"]
+__all__ = ["ChildProcess", "minimal_env", "server_command", "stdio_transport"]
 
 logger = logging.getLogger("adapters.mcp_client")
+
+#: Commands that mean "a Python interpreter" in a config (as Claude Desktop's examples write it).
+_PYTHON = frozenset({"python", "python3"})
+
+
+def server_command(config: McpServerConfig) -> str:
+    """The program that starts ``config``'s server.
+
+    A bare ``python`` (or ``python3``) is the interpreter running mcp-toolkit, where the
+    packages it needs are installed, not whichever one comes first on ``PATH``.
+    """
+    command = config.command or ""
+    if command in _PYTHON and sys.executable:
+        logger.info(
+            "MCP server %r: %r in its config runs %s, the interpreter running mcp-toolkit",
+            config.name,
+            command,
+            sys.executable,
+        )
+        return sys.executable
+    return command
+
 
 #: The only variables a stdio server inherits from us; the config adds the rest.
 INHERITED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
@@ -104,7 +127,7 @@ async def stdio_transport(
     cancellation, so no exit path leaves a live child.
     """
     process = await anyio.open_process(
-        [config.command or "", *(expand(a) for a in config.args)],
+        [server_command(config), *(expand(a) for a in config.args)],
         env={**minimal_env(config), MARKER_VAR: child.marker},
         cwd=config.cwd,
         stdin=subprocess.PIPE,

@@ -22,7 +22,6 @@ from adapters.mcp_server._rounds import STATE_KEY_ENV
 from adapters.mcp_server._server import build_server
 from adapters.mcp_server._sources import add_http_tools, serving_sources
 from adapters.mcp_server._stdio import serve_stdio
-from toolkit import CallRecord
 from toolkit.loader import load_registry
 from toolkit.registry import ToolRegistry
 
@@ -108,6 +107,7 @@ def serve_command(
         allow_destructive=allow_destructive,
         callers=None if callers is None else str(callers),
         tool_search=tool_search,
+        call_lines=True,  # in every mode, each worker writing its own
     )
     if workers > 1 or metrics or (call_log and transport == "http"):
         _check_scaled(target, transport, stateless, workers)
@@ -130,7 +130,6 @@ def serve_command(
         callers=load_callers(callers) if callers is not None else None,
         tool_search=tool_search,
     )
-    registry.subscribe(_log_call)
 
     async def main() -> None:
         servers = config if config_has_servers else None
@@ -215,12 +214,6 @@ def run_workers(settings: AppSettings, *, port: int, workers: int, graceful_s: i
         # machine that takes longer than uvicorn's 5 s, and it would be killed and restarted.
         timeout_worker_healthcheck=60,
     )
-
-
-def _log_call(record: CallRecord) -> None:
-    """One line per call on stderr: tool, outcome code, time and the ref messages quote."""
-    code = record.code.value if record.code else "ok"
-    _say(f"call {record.tool} {code} {record.duration_ms:.0f} ms ref {record.call_id}")
 
 
 def _stop_at_once_on_ctrl_c() -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import atexit
 import logging
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from adapters.mcp_server._sources import add_http_tools, serving_sources
 from toolkit.call_log import CALL_LOG_ENV, CallLog, caller_scope
 from toolkit.loader import load_registry
 from toolkit.registry import ToolRegistry
+from toolkit.result import CallRecord
 
 __all__ = ["AppSettings", "create_app", "observe"]
 
@@ -87,6 +89,8 @@ class AppSettings:
             request must carry one of its tokens.
         tool_search: ``TOOLKIT_TOOL_SEARCH``: list a search tool, a call tool and this many
             most-used tools instead of every tool.
+        call_lines: ``TOOLKIT_CALL_LINES=1``: one line per call on stderr (tool, code,
+            milliseconds, ref), as ``toolkit serve`` prints; each worker writes its own.
     """
 
     target: str | None
@@ -106,6 +110,7 @@ class AppSettings:
     allow_destructive: tuple[str, ...] = ()
     callers: str | None = None
     tool_search: int | None = None
+    call_lines: bool = False
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> AppSettings:
@@ -143,6 +148,7 @@ class AppSettings:
             trace_arguments=_flag(env, "TOOLKIT_OTEL_ARGUMENTS"),
             caller_header=env.get("TOOLKIT_CALLER_HEADER") or None,
             tool_search=_int(env, "TOOLKIT_TOOL_SEARCH", None),
+            call_lines=_flag(env, "TOOLKIT_CALL_LINES"),
         )
 
     def to_env(self) -> dict[str, str]:
@@ -153,6 +159,7 @@ class AppSettings:
             "TOOLKIT_METRICS": "1" if self.metrics else "0",
             "TOOLKIT_OTEL": "1" if self.telemetry else "0",
             "TOOLKIT_OTEL_ARGUMENTS": "1" if self.trace_arguments else "0",
+            "TOOLKIT_CALL_LINES": "1" if self.call_lines else "0",
         }
         optional = {
             "TOOLKIT_TARGET": self.target,
@@ -172,12 +179,23 @@ class AppSettings:
         return env
 
 
+def log_call_line(record: CallRecord) -> None:
+    """One line per call on stderr: tool, outcome code, time and the ref messages quote."""
+    code = record.code.value if record.code else "ok"
+    line = f"call {record.tool} {code} {record.duration_ms:.0f} ms ref {record.call_id}\n"
+    # stdout carries the protocol on stdio; one write per line keeps workers' lines whole.
+    sys.stderr.write(line)
+    sys.stderr.flush()
+
+
 def observe(registry: ToolRegistry, settings: AppSettings) -> tuple[ASGIApp | None, CallLog | None]:
     """Attach the call log and telemetry ``settings`` ask for.
 
     Returns:
         The metrics app (if asked for) and the call log (if any; close it on shutdown).
     """
+    if settings.call_lines:
+        registry.subscribe(log_call_line)
     call_log = None
     if settings.call_log:
         call_log = CallLog(settings.call_log).attach(registry)

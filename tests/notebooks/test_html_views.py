@@ -275,3 +275,33 @@ def test_the_registry_table_counts_in_words(views: dict[str, str]) -> None:
     assert "1 tool</caption>" in views["one-tool registry"]
     headers = [t for t, _ in _elements(views["registry"]) if t == "th"]
     assert len(headers) == 4
+
+
+def _percent(style: str) -> float:
+    return float(_styles(style)["width"].rstrip("%"))
+
+
+@pytest.mark.parametrize(("view", "wide"), [("registry", (1, 2)), ("http toolset", (2, 3))])
+def test_tool_tables_give_the_description_and_parameters_the_width(
+    views: dict[str, str], view: str, wide: tuple[int, int]
+) -> None:
+    """Fixed shares of the full width: the description and parameters columns get most of it,
+    and a long module path or URL wraps in its own column instead of widening it."""
+    elements = _elements(views[view])
+    table = _styles(next(attrs["style"] for tag, attrs in elements if tag == "table"))
+    assert table["width"] == "100%" and table["table-layout"] == "fixed"
+    shares = [_percent(attrs["style"]) for tag, attrs in elements if tag == "col"]
+    headers = [tag for tag, _ in elements if tag == "th"]
+    assert len(shares) == len(headers) and sum(shares) == 100
+    assert shares[wide[0]] + shares[wide[1]] >= 60
+    assert all(shares[i] <= 24 for i in range(len(shares)) if i not in wide)
+    cells = [attrs for tag, attrs in elements if tag in ("td", "th")]
+    assert all(_styles(c["style"])["overflow-wrap"] == "anywhere" for c in cells)
+
+
+def test_tables_without_widths_stay_as_wide_as_their_content() -> None:
+    elements = _elements(html_table(["a"], [["1"]]))
+    assert [tag for tag, _ in elements].count("col") == 0
+    assert "table-layout" not in _styles(elements[0][1]["style"])
+    shares = _elements(html_table(["a", "b"], [["1", "2"]], widths=["30%", "70%"]))
+    assert [_percent(attrs["style"]) for tag, attrs in shares if tag == "col"] == [30, 70]

@@ -110,6 +110,48 @@ def test_two_workers_serve_log_and_finish_calls_in_flight(tmp_path: Path) -> Non
     assert sorted(c.tool for c in calls) == ["add"] * 12 + ["slow"]
     # Over HTTP each call is logged under its peer (no trusted proxy header is configured here).
     assert {c.caller for c in calls} == {"127.0.0.1"}
+    # Each worker also writes the one line per call that a one-process server prints.
+    assert _call_lines(tmp_path / "stderr.txt") == {(c.call_id, c.tool) for c in calls}
+
+
+def _call_lines(stderr: Path) -> set[tuple[str, str]]:
+    """(ref, tool) of each ``call TOOL CODE N ms ref REF`` line a server wrote on stderr."""
+    found = set()
+    for line in stderr.read_text().splitlines():
+        if line.startswith("call "):
+            words = line.split()
+            assert words[4] == "ms", line
+            assert words[-2] == "ref", line
+            found.add((words[-1], words[1]))
+    return found
+
+
+def test_the_call_log_keeps_the_line_per_call_on_stderr(tmp_path: Path) -> None:
+    """``--call-log`` over HTTP runs the same app as the workers; the lines stay."""
+    port, db = _port(), tmp_path / "calls.db"
+    base = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    errors = (tmp_path / "stderr.txt").open("w")
+    proc = subprocess.Popen(
+        [
+            str(TOOLKIT), "serve", "tests.support.served_registry:registry",
+            "--transport", "http", "--port", str(port), "--call-log", str(db),
+        ],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=errors, text=True,
+    )  # fmt: skip
+    try:
+        _wait_healthy(base, proc)
+        assert _call(base, "add", {"a": 1, "b": 2})["content"][0]["text"] == "3"
+        assert _call(base, "add", {"a": "x"})["isError"] is True
+        proc.send_signal(signal.SIGTERM)
+        # One uvicorn process shuts down gracefully, then re-raises the signal it caught.
+        assert proc.wait(timeout=30) in (0, -signal.SIGTERM)
+    finally:
+        _stop_tree(proc)
+    calls = read_calls(db, limit=10)
+    assert len(calls) == 2
+    assert _call_lines(tmp_path / "stderr.txt") == {(c.call_id, c.tool) for c in calls}
+    assert "call add INVALID_PARAMS " in (tmp_path / "stderr.txt").read_text()
 
 
 def test_the_factory_explains_a_missing_target(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -337,3 +337,29 @@ def test_no_did_you_mean_guess_from_a_single_letter(registry: ToolRegistry) -> N
     assert result.code is ErrorCode.TOOL_NOT_FOUND
     assert "Did you mean" not in result.content and "Available tools:" in result.content
     assert "did you mean" not in registry.call_sync("add", {"a": 1, "x": 2}).content
+
+
+def test_waiting_for_approval_is_not_the_calls_duration() -> None:
+    def slow_question(request: object) -> Approval:
+        time.sleep(1.5)  # a person reading the question
+        return Approval(approved=True)
+
+    def nap() -> str:
+        """Sleep a little."""
+        time.sleep(0.2)
+        return "done"
+
+    def refuse(request: object) -> Approval:
+        time.sleep(1.5)
+        return Approval(approved=False, reason="not today")
+
+    reg = ToolRegistry(policy=lambda request: "ask")
+    reg.register(nap)
+    approved = reg.call_sync("nap", approver=slow_question)
+    assert approved.content == "done" and approved.record is not None
+    assert approved.record.decision == "approved"
+    # The tool's own 0.2 s is there; the 1.5 s of the question is not.
+    assert 200 <= approved.record.duration_ms < 1500
+    rejected = reg.call_sync("nap", approver=refuse)
+    assert rejected.code is ErrorCode.DENIED and rejected.record is not None
+    assert rejected.record.duration_ms < 1500

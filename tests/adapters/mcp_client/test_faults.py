@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any
 
@@ -111,9 +112,22 @@ async def test_http_401_is_auth_failed_without_the_secret(
     assert "wrong-token-value" not in error.message and not error.retryable
 
 
-async def test_connection_refused_is_unreachable() -> None:
+async def test_connection_refused_is_unreachable_and_says_what_to_check() -> None:
     error = await _connect_error({"url": "http://127.0.0.1:9/mcp", "retries": 0})
-    assert error.code == ErrorCode.UNREACHABLE and error.retryable
+    assert error.code == ErrorCode.UNREACHABLE
+    # Never reached: the pool's own attempts are over, and the same call would fail the same way.
+    assert not error.retryable
+    assert "Check its 'url' (http://127.0.0.1:9/mcp) in the config" in error.message
+    assert "try again" not in error.message
+
+
+async def test_a_stdio_server_that_does_not_start_says_to_check_its_command() -> None:
+    config = {"command": sys.executable, "args": ["-c", "import no_such_module"], "retries": 0}
+    error = await _connect_error(config)
+    assert error.code == ErrorCode.UNREACHABLE and not error.retryable
+    assert "No module named 'no_such_module'" in error.message  # its own words, from stderr
+    assert "Check its 'command' and 'args'" in error.message
+    assert "try again" not in error.message
 
 
 async def test_network_policy_denies_metadata_and_private_targets() -> None:
