@@ -23,6 +23,7 @@ from adapters.mcp_server._server import build_server
 from adapters.mcp_server._sources import add_http_tools, serving_sources
 from adapters.mcp_server._stdio import serve_stdio
 from toolkit import CallRecord
+from toolkit.call_store import open_call_store
 from toolkit.loader import load_registry
 from toolkit.registry import ToolRegistry
 
@@ -66,7 +67,8 @@ def serve_command(
         stateless: Serve HTTP without sessions (default).
         allowed_hosts: More ``Host`` values the HTTP server accepts.
         workers: HTTP worker processes (uvicorn's own workers; stateless HTTP only).
-        call_log: A SQLite file (or ``sqlite:///`` URL) every call is written to.
+        call_log: A SQLite file (or ``sqlite:///`` URL), or a ``postgresql://`` URL that all
+            workers and replicas share, every call is written to.
         metrics: Serve Prometheus metrics at ``/metrics`` (HTTP).
         http_tools: A file of HTTP endpoint tools (``{"httpTools": {...}}``) served too.
         allow_destructive: Tools needing approval that run without asking (``"*"``: all);
@@ -186,6 +188,8 @@ def _check_files(settings: AppSettings) -> None:
         check_config(settings.config)
     if settings.callers is not None:
         load_callers(settings.callers)
+    if settings.call_log is not None:
+        open_call_store(settings.call_log)  # a URL no store reads, or a driver missing
 
 
 def run_workers(settings: AppSettings, *, port: int, workers: int, graceful_s: int = 30) -> None:
@@ -260,7 +264,10 @@ def serve_cli(
         int, typer.Option(help="HTTP worker processes (stateless HTTP; one per core).")
     ] = 1,
     call_log: Annotated[
-        str | None, typer.Option(help="SQLite file every call is written to (toolkit calls).")
+        str | None,
+        typer.Option(
+            help="SQLite file or postgresql:// URL every call is written to (toolkit calls)."
+        ),
     ] = None,
     metrics: Annotated[
         bool, typer.Option("--metrics", help="Prometheus metrics at /metrics (HTTP).")
