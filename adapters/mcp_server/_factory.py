@@ -179,13 +179,15 @@ def observe(registry: ToolRegistry, settings: AppSettings) -> tuple[ASGIApp | No
     if settings.call_log:
         call_log = CallLog(settings.call_log).attach(registry)
         atexit.register(call_log.close)  # a plain exit; servers close it at lifespan shutdown
-    if settings.telemetry:
+    if not settings.telemetry:
+        registry.telemetry = False  # the registry's native spans too
+    elif settings.trace_arguments:
         try:
             from adapters.otel import instrument
         except ImportError:
             log.debug("opentelemetry-api is not installed: no spans")
         else:
-            instrument(registry, arguments=settings.trace_arguments)
+            instrument(registry, arguments=True)
     if not settings.metrics:
         return None, call_log
     try:
