@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
+import shutil
 import signal
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -202,6 +206,28 @@ def run_workers(settings: AppSettings, *, port: int, workers: int, graceful_s: i
     # Every worker must open the requestState another one sealed (a client's next round may
     # reach any worker): one key for all, unless the operator set one for all replicas.
     os.environ.setdefault(STATE_KEY_ENV, secrets.token_urlsafe(32))
+    with _shared_metrics(settings.metrics):
+        _run_uvicorn(settings, port=port, workers=workers, graceful_s=graceful_s)
+
+
+@contextlib.contextmanager
+def _shared_metrics(metrics: bool) -> Iterator[None]:
+    """With ``--metrics``, a fresh folder where every worker writes its counts, so that a
+    scrape answered by any worker reports the sum (``prometheus_client``'s multiprocess mode);
+    removed at exit. An operator's own ``PROMETHEUS_MULTIPROC_DIR`` is used as it is."""
+    if not metrics or os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        yield
+        return
+    folder = tempfile.mkdtemp(prefix="toolkit-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
+    try:
+        yield
+    finally:
+        del os.environ["PROMETHEUS_MULTIPROC_DIR"]
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run_uvicorn(settings: AppSettings, *, port: int, workers: int, graceful_s: int) -> None:
     uvicorn.run(
         "adapters.mcp_server._factory:create_app",
         factory=True,
