@@ -282,3 +282,20 @@ def test_served_calls_are_logged_under_the_authenticated_caller(
         assert answer.status_code == 200 and '"3"' in answer.text.replace(" ", "")
     (call,) = read_calls(db)
     assert (call.tool, call.caller, call.peer) == ("add", "alice", "127.0.0.1")
+
+
+def test_another_database_plugs_in_by_its_url_scheme(tmp_path: Path) -> None:
+    from toolkit._call_store_sqlite import SqliteCallStore
+    from toolkit.call_store import register_call_store
+
+    def shard(target: str, busy_timeout: float) -> SqliteCallStore:
+        name = target.split("://", 1)[1]  # shard://NAME: one SQLite file per name
+        return SqliteCallStore(tmp_path / f"{name}.db", busy_timeout)
+
+    register_call_store("shard", shard)
+    registry = _registry()
+    with CallLog("shard://eu").attach(registry) as log:
+        registry.call_sync("login", {"user": "bob", "password": "x"})
+        assert log.flush()
+    assert [c.tool for c in read_calls("shard://eu")] == ["login"]
+    assert (tmp_path / "eu.db").exists()

@@ -111,6 +111,8 @@ class PostgresCluster:
 
     def stop_server(self) -> None:
         """Stop the server by its pid: fast shutdown, then immediate, then kill."""
+        if self.pid <= 0:  # never a process group
+            return
         for sig, wait_s in ((signal.SIGINT, 20.0), (signal.SIGQUIT, 5.0), (signal.SIGKILL, 5.0)):
             try:
                 os.kill(self.pid, sig)
