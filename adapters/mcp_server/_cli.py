@@ -27,7 +27,7 @@ from adapters.mcp_server._server import build_server
 from adapters.mcp_server._sources import add_http_tools, serving_sources
 from adapters.mcp_server._stdio import serve_stdio
 from toolkit import CallRecord
-from toolkit.call_store import open_call_store
+from toolkit.call_store import open_call_store, redact_target
 from toolkit.loader import load_registry
 from toolkit.registry import ToolRegistry
 
@@ -193,7 +193,20 @@ def _check_files(settings: AppSettings) -> None:
     if settings.callers is not None:
         load_callers(settings.callers)
     if settings.call_log is not None:
-        open_call_store(settings.call_log)  # a URL no store reads, or a driver missing
+        _check_call_log(settings.call_log)
+
+
+def _check_call_log(target: str) -> None:
+    """Refuse a target no store reads (or whose driver is missing); warn, and go on, when the
+    database cannot be reached now: calls are served and their rows dropped until it can."""
+    store = open_call_store(target)
+    try:
+        store.open()  # creates the table once, before the workers race to
+    except Exception as exc:
+        why = " ".join(redact_target(str(exc), target).split())
+        _say(f"warning: {why} (calls are served; their log rows are dropped until it is back)")
+    finally:
+        store.close()
 
 
 def run_workers(settings: AppSettings, *, port: int, workers: int, graceful_s: int = 30) -> None:

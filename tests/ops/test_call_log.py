@@ -299,3 +299,17 @@ def test_another_database_plugs_in_by_its_url_scheme(tmp_path: Path) -> None:
         assert log.flush()
     assert [c.tool for c in read_calls("shard://eu")] == ["login"]
     assert (tmp_path / "eu.db").exists()
+
+
+def test_toolkit_serve_refuses_an_unknown_call_log_without_showing_its_password() -> None:
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "toolkit"), "serve",
+            "tests.support.served_registry:registry", "--transport", "http",
+            "--call-log", "mysql://app:hunter22@db.invalid/calls",
+        ],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "no store for mysql:// URLs" in done.stderr
+    assert "hunter22" not in done.stderr + done.stdout and "app:***@" in done.stderr
