@@ -9,13 +9,14 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     TOOLKIT_HOST=0.0.0.0 \
     TOOLKIT_ALLOWED_HOSTS=* \
-    WEB_CONCURRENCY=2
+    WEB_CONCURRENCY=2 \
+    PROMETHEUS_MULTIPROC_DIR=/tmp/toolkit-metrics
 
 WORKDIR /app
 COPY pyproject.toml README.md LICENSE ./
 COPY toolkit ./toolkit
 COPY adapters ./adapters
-RUN pip install '.[mcp,otel,metrics]' && useradd --create-home --uid 10001 toolkit
+RUN pip install '.[mcp,cli,otel,metrics,postgres]' && useradd --create-home --uid 10001 toolkit
 USER toolkit
 
 EXPOSE 8000
@@ -25,4 +26,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
 # uvicorn's own workers (WEB_CONCURRENCY); SIGTERM lets calls in flight finish (up to 30 s).
 # TOOLKIT_ALLOWED_HOSTS=* turns off the Host check: keep the container behind a proxy or load
 # balancer that sets Host, or list your public host names instead.
-CMD ["sh", "-c", "exec uvicorn --factory adapters.mcp_server:create_app --host 0.0.0.0 --port 8000 --workers ${WEB_CONCURRENCY} --timeout-graceful-shutdown 30 --timeout-worker-healthcheck 60"]
+# PROMETHEUS_MULTIPROC_DIR, emptied at each start, lets /metrics report the sum of all workers.
+CMD ["sh", "-c", "rm -rf \"$PROMETHEUS_MULTIPROC_DIR\" && mkdir -p \"$PROMETHEUS_MULTIPROC_DIR\" && exec uvicorn --factory adapters.mcp_server:create_app --host 0.0.0.0 --port 8000 --workers ${WEB_CONCURRENCY} --timeout-graceful-shutdown 30 --timeout-worker-healthcheck 60"]

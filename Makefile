@@ -22,9 +22,11 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
-# Third-party MCP servers the tests talk to (installed into .peers/, never into .venv).
+# Third-party MCP servers the tests talk to (installed into .peers/, never into .venv), and the
+# PostgreSQL server the tests start throwaway clusters of (apt; skipped, with the reason, if not root).
 peers: $(STAMP)
 	bash tests/support/peers.sh
+	bash tests/support/postgres.sh
 
 lint: install
 	$(BIN)/ruff check $(SRC)

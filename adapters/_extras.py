@@ -22,6 +22,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "otel": ("opentelemetry",),
     "sqlite": ("langgraph.checkpoint.sqlite",),
     "metrics": ("prometheus_client",),
+    "postgres": ("psycopg", "psycopg_pool", "langgraph.checkpoint.postgres"),
 }
 
 

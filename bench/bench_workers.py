@@ -1,4 +1,5 @@
-"""``toolkit serve --transport http --workers N``: calls/s with 1, 2 and 4 workers, and memory.
+"""``toolkit serve --transport http --workers N``: calls/s with 1, 2 and 4 workers, CPU per call
+and memory.
 
 Run: ``.venv/bin/python bench/bench_workers.py [--quick]`` (about a minute; ``--quick`` is a
 smoke run whose figures mean little).
@@ -8,6 +9,12 @@ for ``/healthz``, warms up, then several client processes, each with several thr
 keep-alive connection per thread, send ``tools/call`` requests for a tool that burns about
 ``--work-ms`` of CPU, for ``--seconds``. The ratio is calls/s against one worker; memory is the
 mean resident set (RSS) and unique set (USS) of one worker process.
+
+The server's CPU per call is the user + system CPU time of all its processes (the supervisor
+and every worker) during the measured window, divided by the calls answered; less the tool's
+own ``--work-ms``, it is what the server adds to each call (HTTP, MCP, the call path). Its
+inverse is the throughput one core can give: on a machine with C free cores, N <= C workers can
+answer about N times that.
 
 The clients run on the same machine and take CPU from the workers: near-linear scaling needs
 more cores than workers. The script prints the core count with the figures.
@@ -49,8 +56,9 @@ def _tools() -> object:
         Args:
             ms: Milliseconds of CPU to spend.
         """
-        end, n = time.process_time() + ms / 1000, 0
-        while time.process_time() < end:
+        # This thread's CPU: the process's would count the other calls running beside it.
+        end, n = time.thread_time() + ms / 1000, 0
+        while time.thread_time() < end:
             n += 1
         return n
 
@@ -105,7 +113,7 @@ def _client(
     out.put((sum(counts), sum(errors)))
 
 
-def _load(base: str, work_ms: float, seconds: float, procs: int, threads: int) -> tuple[float, int]:
+def _load(base: str, work_ms: float, seconds: float, procs: int, threads: int) -> tuple[int, int]:
     out: multiprocessing.Queue = multiprocessing.Queue()  # type: ignore[type-arg]
     start = time.time() + 2.0  # every client connected and waiting: all start together
     clients = [
@@ -117,7 +125,16 @@ def _load(base: str, work_ms: float, seconds: float, procs: int, threads: int) -
     results = [out.get(timeout=seconds + 120) for _ in clients]
     for c in clients:
         c.join()
-    return sum(r[0] for r in results) / seconds, sum(r[1] for r in results)
+    return sum(r[0] for r in results), sum(r[1] for r in results)
+
+
+def _cpu_seconds(procs: list[psutil.Process]) -> float:
+    total = 0.0
+    for p in procs:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            times = p.cpu_times()
+            total += times.user + times.system
+    return total
 
 
 def _serve(workers: int) -> tuple[subprocess.Popen[bytes], str]:
@@ -170,16 +187,20 @@ def main() -> int:
     cores = os.cpu_count() or 1
     procs = 2 if args.quick else max(2, min(4, cores // 2))
     threads = 4 if args.quick else 8
-    rows: list[tuple[int, float, int, float, float]] = []
+    rows: list[tuple[int, float, int, float, float, float]] = []
     for n in counts:
         proc, base = _serve(n)
         try:
             _load(base, args.work_ms, 2.0, procs, threads)  # warm-up: every worker imports lazily
-            rate, errors = _load(base, args.work_ms, seconds, procs, threads)
+            # The supervisor and its workers (one worker: uvicorn runs it in the same process).
+            server = list({p.pid: p for p in (psutil.Process(proc.pid), *_workers(proc))}.values())
+            cpu_before = _cpu_seconds(server)
+            calls, errors = _load(base, args.work_ms, seconds, procs, threads)
+            cpu_us = (_cpu_seconds(server) - cpu_before) * 1e6 / max(1, calls)
             memory = [p.memory_full_info() for p in _workers(proc)]
             rss = statistics.mean(m.rss for m in memory) / 2**20
             uss = statistics.mean(m.uss for m in memory) / 2**20
-            rows.append((n, rate, errors, rss, uss))
+            rows.append((n, calls / seconds, errors, cpu_us, rss, uss))
         finally:
             _stop(proc)
     base_rate = rows[0][1] or 1.0
@@ -193,19 +214,27 @@ def main() -> int:
         "ratio vs 1 worker",
         "ideal",
         "errors",
+        "server CPU µs/call",
+        "of which the tool",
+        "calls/s per core",
         "RSS/worker MiB",
         "USS/worker MiB",
     ):
         table.add_column(column, justify="right")
-    for n, rate, errors, rss, uss in rows:
+    for n, rate, errors, cpu_us, rss, uss in rows:
         table.add_row(
             str(n), f"{rate:.0f}", f"{rate / base_rate:.2f}", f"{min(n, cores):d}", str(errors),
+            f"{cpu_us:,.0f}", f"{args.work_ms * 1000:,.0f}", f"{1e6 / max(cpu_us, 1.0):,.0f}",
             f"{rss:.0f}", f"{uss:.0f}",
         )  # fmt: skip
     Console().print(table)
+    overhead = statistics.median(r[3] for r in rows) - args.work_ms * 1000
     print(
         f"The clients share the {cores} cores with the workers: beyond the free cores, more "
-        "workers cannot add throughput."
+        "workers cannot add throughput. The server adds about "
+        f"{overhead:,.0f} µs of CPU to each call beyond the tool's own {args.work_ms:g} ms, so "
+        f"one free core answers about {1e6 / max(overhead + args.work_ms * 1000, 1.0):,.0f} "
+        "calls/s of this tool, and N workers on N free cores about N times that."
     )
     return 0
 

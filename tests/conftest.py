@@ -1,8 +1,13 @@
-"""Shared fixtures: the anyio backend, and a clean example store for every test."""
+"""Shared fixtures: the anyio backend, a clean example store for every test, and PostgreSQL."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+
 import pytest
+
+from tests.support.postgres import PostgresCluster, PostgresUnavailable, start_cluster
 
 
 @pytest.fixture
@@ -15,3 +20,28 @@ def _fresh_store() -> None:
     from adapters.demo.warehouse.store import STORE
 
     STORE.reset()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresCluster]:
+    """One PostgreSQL cluster on a free 127.0.0.1 port, stopped by its pid at the end.
+
+    Without a server on the machine the tests using it skip, naming the install command
+    (``bash tests/support/postgres.sh``); with ``TOOLKIT_REQUIRE_POSTGRES=1`` (CI) they fail.
+    """
+    try:
+        cluster = start_cluster()
+    except PostgresUnavailable as exc:
+        if os.environ.get("TOOLKIT_REQUIRE_POSTGRES") == "1":
+            pytest.fail(str(exc), pytrace=False)
+        pytest.skip(str(exc))
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres: PostgresCluster) -> str:
+    """The URL of a new, empty database on the session's cluster (password included)."""
+    return postgres.create_database()

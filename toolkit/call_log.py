@@ -1,10 +1,16 @@
-"""A durable call log: :class:`CallRecord` objects written to SQLite, off the call path.
+"""A durable call log: :class:`CallRecord` objects written to a database, off the call path.
 
 A :class:`CallLog` subscribes to a registry. Each record is put on an in-memory queue (the
 call never waits for the disk); a background thread writes the queue in batches, in one
 transaction each, to a SQLite file in WAL mode (readers such as ``toolkit calls`` never block
-writers). Old rows are pruned by age and by count. A full disk, a locked database or any other
-write failure is logged and counted, and never fails a tool call.
+writers) or to a PostgreSQL database that many processes and hosts share
+(``postgresql://...``, the ``[postgres]`` extra; see :mod:`toolkit.call_store`). Old rows are
+pruned by age and by count. A full disk, a locked or unreachable database or any other write
+failure is logged and counted, and never fails a tool call.
+
+Rule: a row names who called (:func:`caller_scope`: the authenticated caller when the server
+knows one), the host whose process ran the call, and the peer address of an HTTP request.
+A target URL's password never appears in a message or log line (:func:`display_target`).
 
 Example:
     >>> log = CallLog("calls.db").attach(registry)  # doctest: +SKIP
@@ -22,15 +28,23 @@ import logging
 import os
 import queue
 import socket
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from toolkit._call_store_sqlite import Connection, SqliteCallStore, call_log_path
 from toolkit._redact import redact_arguments
+from toolkit.call_store import (
+    CallQuery,
+    CallStore,
+    LoggedCall,
+    Row,
+    display_target,
+    open_call_store,
+    redact_target,
+    register_call_store,
+)
 from toolkit.result import CallRecord
 
 __all__ = [
@@ -40,47 +54,19 @@ __all__ = [
     "call_log_path",
     "caller_scope",
     "current_caller",
+    "current_peer",
+    "display_target",
     "read_calls",
+    "register_call_store",
 ]
 
 log = logging.getLogger("toolkit.call_log")
 
-#: Environment variable naming the default call-log file (``toolkit calls``, the app factory).
+#: Environment variable naming the default call log (``toolkit calls``, the app factory).
 CALL_LOG_ENV = "TOOLKIT_CALL_LOG"
 
 _caller: contextvars.ContextVar[str | None] = contextvars.ContextVar("toolkit_caller", default=None)
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS calls (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    call_id TEXT NOT NULL,
-    tool TEXT NOT NULL,
-    outcome TEXT NOT NULL,
-    code TEXT,
-    decision TEXT NOT NULL,
-    attempts INTEGER NOT NULL,
-    duration_ms REAL NOT NULL,
-    started_at REAL NOT NULL,
-    caller TEXT NOT NULL,
-    arguments TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS calls_started ON calls (started_at);
-CREATE INDEX IF NOT EXISTS calls_tool ON calls (tool, started_at);
-"""
-
-_INSERT = (
-    "INSERT INTO calls (call_id, tool, outcome, code, decision, attempts, duration_ms, "
-    "started_at, caller, arguments) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-
-_Row = tuple[str, str, str, str | None, str, int, float, float, str, str]
-
-
-class _Connection(Protocol):
-    def execute(self, sql: str, parameters: Any = ..., /) -> Any: ...
-    def executemany(self, sql: str, parameters: Any, /) -> Any: ...
-    def commit(self) -> None: ...
-    def close(self) -> None: ...
+_peer: contextvars.ContextVar[str | None] = contextvars.ContextVar("toolkit_peer", default=None)
 
 
 def current_caller() -> str | None:
@@ -88,42 +74,33 @@ def current_caller() -> str | None:
     return _caller.get()
 
 
+def current_peer() -> str | None:
+    """The peer address set by the innermost :func:`caller_scope` that gave one, if any."""
+    return _peer.get()
+
+
 @contextlib.contextmanager
-def caller_scope(caller: str) -> Iterator[None]:
+def caller_scope(caller: str | None, *, peer: str | None = None) -> Iterator[None]:
     """Calls made inside this block are logged with ``caller`` (a user, tenant or client id).
 
-    Servers wrap each request in it; it overrides the log's default caller.
+    Servers wrap each request in it (with the request's ``peer`` address), and the calls of
+    an authenticated caller in a second, inner one naming them; it overrides the log's
+    default caller. ``None`` keeps what an outer scope set.
     """
-    token = _caller.set(caller)
+    tokens = [(var, var.set(value)) for var, value in ((_caller, caller), (_peer, peer)) if value]
     try:
         yield
     finally:
-        _caller.reset(token)
-
-
-def call_log_path(target: str | os.PathLike[str]) -> Path:
-    """The file of a call-log target: a path or a ``sqlite:///path`` URL.
-
-    Raises:
-        ValueError: ``target`` is a URL of a database other than SQLite.
-    """
-    text = os.fspath(target)
-    if text.startswith("sqlite:///"):
-        return Path(text.removeprefix("sqlite:///"))
-    if "://" in text:
-        scheme = text.split("://", 1)[0]
-        raise ValueError(
-            f"Call log {text!r}: only SQLite is built in (a file path or sqlite:///path). For "
-            f"{scheme}, pass connect= a function returning a DB-API connection to CallLog."
-        )
-    return Path(text)
+        for var, token in reversed(tokens):
+            var.reset(token)
 
 
 class CallLog:
     """A record sink that writes calls to a database, batched on a background thread.
 
     Args:
-        target: A file path or ``sqlite:///path`` URL (created with its table if missing).
+        target: A file path or ``sqlite:///path`` URL (the file is created ``0600`` with its
+            table if missing), or a ``postgresql://`` URL (the table is created on first use).
         connect: Instead of ``target``: a function returning a DB-API connection with ``?``
             placeholders (the table must exist or be creatable with SQLite-compatible DDL).
         retention_days: Rows older than this are deleted (``None``: kept by age).
@@ -136,8 +113,13 @@ class CallLog:
             counted in :attr:`dropped`.
         busy_timeout: Seconds a write waits for a lock held by another process before the
             batch is given up (logged and counted).
+        prune_interval: Least seconds between two prunes (default: after every batch for
+            SQLite, every 10 s for PostgreSQL).
+        host: What the ``host`` column says (default: this machine's host name; a replica's
+            name is clearer where host names are random, as in containers).
 
     Attributes:
+        target: The target as it may be shown (a URL's password masked).
         written: Records stored so far.
         dropped: Records lost (queue full or a failed write), each one logged.
         failures: Failed write attempts.
@@ -147,7 +129,7 @@ class CallLog:
         self,
         target: str | os.PathLike[str] | None = None,
         *,
-        connect: Callable[[], _Connection] | None = None,
+        connect: Callable[[], Connection] | None = None,
         retention_days: float | None = 30.0,
         max_rows: int | None = 1_000_000,
         caller: str | None = None,
@@ -155,19 +137,34 @@ class CallLog:
         flush_interval: float = 0.2,
         queue_limit: int = 100_000,
         busy_timeout: float = 2.0,
+        prune_interval: float | None = None,
+        host: str | None = None,
     ) -> None:
         if (target is None) == (connect is None):
             raise ValueError("CallLog needs exactly one of target (a path or URL) or connect=.")
-        self.path = call_log_path(target) if target is not None else None
-        self._connect = connect or self._sqlite
+        self._target = "" if target is None else os.fspath(target)
+        self.store: CallStore = (
+            open_call_store(target, busy_timeout)
+            if target is not None
+            else SqliteCallStore(None, busy_timeout, connect=connect)
+        )
+        self.target = self.store.name
+        self.path = getattr(self.store, "path", None)
+        self.prune_interval = (
+            prune_interval
+            if prune_interval is not None
+            else float(getattr(self.store, "prune_interval", 0.0))
+        )
+        self._next_prune = 0.0
+        self._host = host or socket.gethostname()
         self.retention_days = retention_days
         self.max_rows = max_rows
-        self.caller = caller or f"{socket.gethostname()}:{os.getpid()}"
+        self.caller = caller or f"{self._host}:{os.getpid()}"
         self.batch_size = batch_size
         self.flush_interval = flush_interval
         self.busy_timeout = busy_timeout
         self.written = self.dropped = self.failures = 0
-        self._queue: queue.Queue[_Row | None] = queue.Queue(maxsize=queue_limit)
+        self._queue: queue.Queue[Row | None] = queue.Queue(maxsize=queue_limit)
         self._idle = threading.Event()
         self._idle.set()
         self._unsubscribers: list[Callable[[], None]] = []
@@ -187,7 +184,7 @@ class CallLog:
         if self._closed:
             return
         try:
-            row: _Row = (
+            row: Row = (
                 record.call_id,
                 record.tool,
                 record.outcome,
@@ -197,6 +194,8 @@ class CallLog:
                 record.duration_ms,
                 record.started_at or time.time(),
                 _caller.get() or self.caller,
+                self._host,
+                _peer.get(),
                 json.dumps(redact_arguments(record.arguments), default=str),
             )
             self._idle.clear()
@@ -235,48 +234,41 @@ class CallLog:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def __repr__(self) -> str:
+        return f"CallLog({self.target!r}, written={self.written}, dropped={self.dropped})"
+
     # -- the writer thread ---------------------------------------------------------------------
 
-    def _sqlite(self) -> _Connection:
-        assert self.path is not None
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=self.busy_timeout)
-        conn.execute("PRAGMA journal_mode=WAL")  # outside a transaction: no statement ran yet
-        conn.execute("PRAGMA synchronous=NORMAL")
-        return conn
+    def _safe(self, exc: BaseException) -> str:
+        """An error's text for the log, without the target's password."""
+        return redact_target(str(exc), self._target) if self._target else str(exc)
 
-    def _open(self) -> _Connection | None:
+    def _open(self) -> bool:
         try:
-            conn = self._connect()
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    conn.execute(statement)
-            conn.commit()
-            return conn
+            self.store.open()
+            return True
         except Exception as exc:
             self.failures += 1
-            log.error("call log %s cannot be opened: %s", self.path or "database", exc)
-            return None
+            log.error("call log %s cannot be opened: %s", self.target, self._safe(exc))
+            return False
 
     def _run(self) -> None:
-        conn: _Connection | None = None
+        connected = False
         stop = False
         while not stop:
             batch, stop = self._gather()
             if batch:
-                if conn is None:
-                    conn = self._open()
-                conn = self._write(conn, batch)
-                if conn is not None:
-                    self._prune(conn)
+                connected = connected or self._open()
+                connected = self._write(connected, batch)
+                if connected:
+                    self._prune()
             if self._queue.empty():
                 self._idle.set()
-        if conn is not None:
-            with contextlib.suppress(Exception):
-                conn.close()
+        with contextlib.suppress(Exception):
+            self.store.close()
         self._idle.set()
 
-    def _gather(self) -> tuple[list[_Row], bool]:
+    def _gather(self) -> tuple[list[Row], bool]:
         first = self._queue.get()
         if first is None:
             return [], True
@@ -292,58 +284,31 @@ class CallLog:
             batch.append(item)
         return batch, False
 
-    def _write(self, conn: _Connection | None, batch: list[_Row]) -> _Connection | None:
-        if conn is None:
+    def _write(self, connected: bool, batch: list[Row]) -> bool:
+        if not connected:
             self.dropped += len(batch)
             log.warning("call log unavailable: %d records dropped", len(batch))
-            return None
+            return False
         try:
-            conn.executemany(_INSERT, batch)
-            conn.commit()
+            self.store.write(batch)
             self.written += len(batch)
-            return conn
+            return True
         except Exception as exc:
             self.failures += 1
             self.dropped += len(batch)
-            log.error("call log write failed, %d records dropped: %s", len(batch), exc)
-            with contextlib.suppress(Exception):
-                conn.close()
-            return None  # reopened on the next batch
+            log.error("call log write failed, %d records dropped: %s", len(batch), self._safe(exc))
+            return False  # reopened on the next batch
 
-    def _prune(self, conn: _Connection) -> None:
+    def _prune(self) -> None:
+        now = time.monotonic()
+        if now < self._next_prune:
+            return
+        self._next_prune = now + self.prune_interval
         try:
-            if self.retention_days is not None:
-                cutoff = time.time() - self.retention_days * 86400
-                conn.execute("DELETE FROM calls WHERE started_at < ?", (cutoff,))
-            if self.max_rows is not None:
-                conn.execute(
-                    "DELETE FROM calls WHERE id <= (SELECT MAX(id) FROM calls) - ?",
-                    (self.max_rows,),
-                )
-            conn.commit()
+            self.store.prune(self.retention_days, self.max_rows)
         except Exception as exc:
             self.failures += 1
-            log.warning("call log retention failed: %s", exc)
-
-
-@dataclass(frozen=True, slots=True)
-class LoggedCall:
-    """One row of the call log."""
-
-    call_id: str
-    tool: str
-    outcome: str
-    code: str | None
-    decision: str
-    attempts: int
-    duration_ms: float
-    started_at: float
-    caller: str
-    arguments: Any
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON data."""
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+            log.warning("call log retention failed: %s", self._safe(exc))
 
 
 def read_calls(
@@ -353,6 +318,7 @@ def read_calls(
     code: str | None = None,
     outcome: str | None = None,
     caller: str | None = None,
+    host: str | None = None,
     since: float | None = None,
     until: float | None = None,
     limit: int = 50,
@@ -360,66 +326,30 @@ def read_calls(
     """The newest calls in a call log, newest first, filtered.
 
     Args:
-        target: The log's file path or ``sqlite:///path`` URL.
+        target: The log's file path, ``sqlite:///path`` or ``postgresql://`` URL.
         tool: Only this tool.
         code: Only this error code (``"ok"`` for successes).
         outcome: Only ``"ok"``, ``"error"`` or ``"raised"``.
         caller: Only this caller.
+        host: Only calls run on this host.
         since: Only calls started at or after this POSIX time.
         until: Only calls started before this POSIX time.
         limit: At most this many rows.
 
     Raises:
         FileNotFoundError: There is no log at ``target``.
+        ConnectionError: The database cannot be reached (the message has no password).
+        ValueError: ``target`` names a database no store is registered for, or whose driver
+            is not installed.
     """
-    path = call_log_path(target)
-    if not path.exists():
-        raise FileNotFoundError(f"No call log at {path}: start the server with a call log first.")
-    where: list[str] = []
-    params: list[Any] = []
-    for column, value in (("tool", tool), ("outcome", outcome), ("caller", caller)):
-        if value is not None:
-            where.append(f"{column} = ?")
-            params.append(value)
-    if code is not None:
-        where.append("code IS NULL" if code.lower() == "ok" else "code = ?")
-        params.extend([] if code.lower() == "ok" else [code.upper()])
-    if since is not None:
-        where.append("started_at >= ?")
-        params.append(since)
-    if until is not None:
-        where.append("started_at < ?")
-        params.append(until)
-    sql = (
-        "SELECT call_id, tool, outcome, code, decision, attempts, duration_ms, started_at, "
-        "caller, arguments FROM calls"
-        + (f" WHERE {' AND '.join(where)}" if where else "")
-        + " ORDER BY started_at DESC, id DESC LIMIT ?"
+    query = CallQuery(
+        tool=tool,
+        code=code,
+        outcome=outcome,
+        caller=caller,
+        host=host,
+        since=since,
+        until=until,
+        limit=limit,
     )
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=2.0)
-    try:
-        rows = conn.execute(sql, (*params, limit)).fetchall()
-    finally:
-        conn.close()
-    return [
-        LoggedCall(
-            call_id=row[0],
-            tool=row[1],
-            outcome=row[2],
-            code=row[3],
-            decision=row[4],
-            attempts=row[5],
-            duration_ms=row[6],
-            started_at=row[7],
-            caller=row[8],
-            arguments=_json(row[9]),
-        )
-        for row in rows
-    ]
-
-
-def _json(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
+    return open_call_store(target).read(query)

@@ -10,7 +10,7 @@ from importlib.metadata import entry_points
 from types import ModuleType
 from typing import Any
 
-from toolkit import _scan
+from toolkit import _auto_telemetry, _scan
 from toolkit.context import ToolContext
 from toolkit.decorator import check_name
 from toolkit.errors import RegistrationError
@@ -66,6 +66,10 @@ class ToolRegistry(Searchable):
         retry_wait: tuple[float, float] = (0.2, 2.0),
     ) -> None:
         self._tools: dict[str, Tool] = {}
+        #: Send each call to OpenTelemetry by itself (when ``opentelemetry-api`` is installed
+        #: and the application configured an SDK); ``adapters.otel.instrument`` turns it off
+        #: in favour of its own options.
+        self.telemetry = True
         self._subscribers: list[Callable[[CallRecord], None]] = []
         self._listeners: list[Callable[[], None]] = []
         self.records: deque[CallRecord] = deque(maxlen=history)
@@ -423,6 +427,8 @@ class ToolRegistry(Searchable):
                 callback(record)
             except Exception:
                 log.exception("call-record subscriber %r failed", callback)
+        if self.telemetry:
+            _auto_telemetry.emit(self, record)
 
     def _changed(self, name: str) -> None:
         self._touched(name)

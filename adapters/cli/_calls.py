@@ -14,7 +14,7 @@ import typer
 from rich.table import Table
 
 from adapters.cli._render import console, err_console
-from toolkit.call_log import CALL_LOG_ENV, LoggedCall, read_calls
+from toolkit.call_log import CALL_LOG_ENV, LoggedCall, display_target, read_calls
 
 __all__ = ["calls_command", "parse_time"]
 
@@ -49,6 +49,7 @@ def _table(calls: list[LoggedCall], title: str) -> Table:
     table.add_column("try", justify="right")
     table.add_column("decision")
     table.add_column("caller")
+    table.add_column("host")
     table.add_column("arguments", overflow="fold")
     for call in calls:
         color = "green" if call.outcome == "ok" else "red"
@@ -61,6 +62,7 @@ def _table(calls: list[LoggedCall], title: str) -> Table:
             str(call.attempts),
             call.decision,
             call.caller,
+            call.host,
             json.dumps(call.arguments, default=str)[:200],
         )
     return table
@@ -70,7 +72,9 @@ def calls_command(
     log: Annotated[
         str | None,
         typer.Option(
-            "--log", help=f"Call log file or sqlite:/// URL (default: ${CALL_LOG_ENV}, calls.db)."
+            "--log",
+            help=f"Call log file, sqlite:/// or postgresql:// URL (default: ${CALL_LOG_ENV}, "
+            "calls.db).",
         ),
     ] = None,
     tool: Annotated[str | None, typer.Option(help="Only this tool.")] = None,
@@ -78,7 +82,10 @@ def calls_command(
         str | None, typer.Option(help="Only this error code (TIMEOUT, DENIED…; ok: successes).")
     ] = None,
     errors: Annotated[bool, typer.Option("--errors", help="Only failed calls.")] = False,
-    caller: Annotated[str | None, typer.Option(help="Only calls from this caller.")] = None,
+    caller: Annotated[
+        str | None, typer.Option(help="Only calls from this caller (the authenticated one).")
+    ] = None,
+    host: Annotated[str | None, typer.Option(help="Only calls run on this host.")] = None,
     since: Annotated[
         str | None, typer.Option(help="Only calls since: 15m, 2h, 1d or an ISO time.")
     ] = None,
@@ -97,14 +104,15 @@ def calls_command(
             code=code,
             outcome="error" if errors else None,
             caller=caller,
+            host=host,
             since=parse_time(since) if since else None,
             until=parse_time(until) if until else None,
             limit=limit,
         )
-    except (ValueError, FileNotFoundError, sqlite3.Error) as exc:
+    except (ValueError, OSError, sqlite3.Error) as exc:
         err_console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(2) from None
     if as_json:
         typer.echo(json.dumps([c.to_dict() for c in calls], indent=2, default=str))
         return
-    console.print(_table(calls, f"{len(calls)} calls in {target}"))
+    console.print(_table(calls, f"{len(calls)} calls in {display_target(target)}"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -34,11 +33,11 @@ def demo_command(
         bool, typer.Option("--no-remote", help="Do not start the carriers MCP server.")
     ] = False,
     checkpoint: Annotated[
-        Path | None,
+        str | None,
         typer.Option(
             "--checkpoint",
-            help="SQLite file keeping the run: a pending approval can be answered by a later "
-            "run with the same file.",
+            help="SQLite file or postgresql:// URL keeping the run: a pending approval can be "
+            "answered by a later run with the same one, on any machine that reaches it.",
         ),
     ] = None,
     protocol: Annotated[

@@ -24,9 +24,10 @@ from adapters.cli._demo_model import ModelChoice
 from adapters.cli._demo_script import REQUEST, SYSTEM_PROMPT, TENANT
 from adapters.demo import carriers_server_config
 from adapters.demo.warehouse_app import build_registry
-from adapters.langgraph import RunSummary, async_sqlite_checkpointer, build_agent
+from adapters.langgraph import RunSummary, async_checkpointer, build_agent
 from adapters.mcp_client import McpClientPool, McpServerConfig
 from toolkit import CallRecord, ToolError, ToolRegistry
+from toolkit.call_store import display_target
 
 __all__ = ["DemoOptions", "run_demo"]
 
@@ -43,8 +44,9 @@ class DemoOptions:
         approve: Approve destructive calls without asking (``--yes``).
         max_iterations: Model turns with tool calls before the final answer.
         remote: Start the carriers MCP server and add its tools.
-        checkpoint: A SQLite file keeping the run's state, so a pending approval can be
-            answered by a later ``toolkit demo --checkpoint`` (default: in memory).
+        checkpoint: A SQLite file or ``postgresql://`` URL keeping the run's state, so a
+            pending approval can be answered by a later ``toolkit demo --checkpoint``, from this
+            machine or another one (default: in memory).
         protocol: ``"native"`` function calling, or ``"xml"``: the ``<ACTION>`` text protocol.
     """
 
@@ -52,7 +54,7 @@ class DemoOptions:
     approve: bool = False
     max_iterations: int = 10
     remote: bool = True
-    checkpoint: Path | None = None
+    checkpoint: Path | str | None = None
     protocol: str = "native"
 
 
@@ -168,9 +170,7 @@ async def _agent_run(run: _Run, registry: ToolRegistry) -> RunSummary | None:
         if run.options.checkpoint is None:
             saver: Any = InMemorySaver()
         else:
-            saver = await stack.enter_async_context(
-                async_sqlite_checkpointer(run.options.checkpoint)
-            )
+            saver = await stack.enter_async_context(async_checkpointer(run.options.checkpoint))
         return await _agent_loop(run, registry, saver)
 
 
@@ -194,9 +194,10 @@ async def _agent_loop(run: _Run, registry: ToolRegistry, saver: Any) -> RunSumma
     # The tenant comes from the application (here: the config), never from the model.
     config: RunnableConfig = {"configurable": {"thread_id": "demo", "tenant": TENANT}}
     payload: Any = {"messages": [("user", REQUEST)]}
+    saved_in = display_target(options.checkpoint) if options.checkpoint is not None else ""
     waiting = (await agent.aget_state(config)).interrupts
     if waiting:  # a run saved in the checkpoint stopped at an approval: answer it now
-        run.console.print(f"[cyan]resuming[/] the run saved in {options.checkpoint}")
+        run.console.print(f"[cyan]resuming[/] the run saved in {saved_in}")
         payload = await run.decide(waiting)
     while payload is not None:
         pending: Sequence[Interrupt] = ()
@@ -212,8 +213,8 @@ async def _agent_loop(run: _Run, registry: ToolRegistry, saver: Any) -> RunSumma
             for item in pending:
                 run.show(item)
             run.console.print(
-                f"[yellow]waiting for approval:[/] the run is saved in {options.checkpoint}; "
-                f"answer it later with toolkit demo --checkpoint {options.checkpoint} --yes"
+                f"[yellow]waiting for approval:[/] the run is saved in {saved_in}; "
+                f"answer it later with toolkit demo --checkpoint {saved_in} --yes"
             )
             return None
         payload = await run.decide(pending) if pending else None

@@ -14,7 +14,13 @@ from adapters.langchain.approval import approval_payload, interrupt_approver, to
 from adapters.langgraph.agent import STOP_NOTE, as_registry, build_agent, single_turn_node
 from adapters.langgraph.deterministic import tool_node
 from adapters.langgraph.graph_tool import GraphTool, graph_tool
-from adapters.langgraph.persistence import async_sqlite_checkpointer, sqlite_checkpointer
+from adapters.langgraph.persistence import (
+    async_checkpointer,
+    async_postgres_checkpointer,
+    async_sqlite_checkpointer,
+    postgres_checkpointer,
+    sqlite_checkpointer,
+)
 from adapters.langgraph.state import AgentState, ToolCallEntry, add_usage
 from adapters.langgraph.summary import RunSummary
 from adapters.langgraph.tool_search import ToolSearch
@@ -29,10 +35,13 @@ __all__ = [
     "add_usage",
     "approval_payload",
     "as_registry",
+    "async_checkpointer",
+    "async_postgres_checkpointer",
     "async_sqlite_checkpointer",
     "build_agent",
     "graph_tool",
     "interrupt_approver",
+    "postgres_checkpointer",
     "single_turn_node",
     "sqlite_checkpointer",
     "to_approval",

@@ -3,23 +3,39 @@
 LangGraph's own ``langgraph-checkpoint-sqlite`` (extra ``[sqlite]``) keeps the graph state in
 a SQLite file: an agent built with :func:`sqlite_checkpointer` that stops at an approval
 ``interrupt()`` can be resumed with ``Command(resume=...)`` by a new process using the same
-file and ``thread_id``. For several replicas, use LangGraph's Postgres checkpointer instead
-(``langgraph-checkpoint-postgres``); :func:`build_agent` accepts any checkpointer.
+file and ``thread_id``. For several replicas or hosts, :func:`postgres_checkpointer` keeps it
+in PostgreSQL with LangGraph's ``langgraph-checkpoint-postgres`` (extra ``[postgres]``): any
+replica resumes what another one paused. :func:`build_agent` accepts any checkpointer.
+
+Rule: the tables are set up on first use (under an advisory lock, so replicas starting at once
+do not race), and a URL's password never appears in a message.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from toolkit.call_store import display_target, redact_target
 
 if TYPE_CHECKING:
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
     from langgraph.checkpoint.sqlite import SqliteSaver
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-__all__ = ["async_sqlite_checkpointer", "sqlite_checkpointer"]
+__all__ = [
+    "async_checkpointer",
+    "async_postgres_checkpointer",
+    "async_sqlite_checkpointer",
+    "postgres_checkpointer",
+    "sqlite_checkpointer",
+]
 
 _MISSING = (
     "A SQLite checkpointer needs LangGraph's langgraph-checkpoint-sqlite package: "
@@ -58,3 +74,120 @@ async def async_sqlite_checkpointer(path: str | Path) -> AsyncIterator[AsyncSqli
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
         yield saver
+
+
+_MISSING_PG = (
+    "A PostgreSQL checkpointer needs LangGraph's langgraph-checkpoint-postgres and psycopg 3: "
+    "pip install 'mcp-toolkit[postgres]'."
+)
+# An advisory lock key of this library's own: one replica sets the tables up at a time.
+_SETUP_LOCK = 0x746B_6370_6B74  # "tkcpkt"
+# What LangGraph's saver expects of its connections.
+_CONNECTION = {"autocommit": True, "prepare_threshold": 0}
+
+
+def is_postgres_url(target: str | Path) -> bool:
+    """Whether ``target`` is a ``postgresql://`` (or ``postgres://``) URL rather than a file."""
+    return str(target).lower().startswith(("postgresql://", "postgres://"))
+
+
+@contextlib.contextmanager
+def _setup_errors(url: str) -> Iterator[None]:
+    import psycopg
+
+    try:
+        yield
+    except psycopg.Error as exc:
+        raise ConnectionError(
+            f"Cannot set up the checkpoint database {display_target(url)}: "
+            f"{redact_target(str(exc).strip(), url)}"
+        ) from None
+
+
+def postgres_checkpointer(url: str, *, max_connections: int = 10) -> PostgresSaver:
+    """A checkpointer for ``invoke``/``stream`` that saves graph state in PostgreSQL.
+
+    Its tables are created (or migrated) now, once per database. Connections come from a pool
+    that stays open for the life of the process.
+
+    Args:
+        url: A ``postgresql://`` URL (a password may also come from ``PGPASSWORD``).
+        max_connections: The pool's size.
+
+    Raises:
+        ImportError: ``langgraph-checkpoint-postgres`` is not installed (the message says how).
+        ConnectionError: The database cannot be reached or set up (no password in the message).
+    """
+    try:
+        import psycopg
+        from langgraph.checkpoint.postgres import PostgresSaver
+        from psycopg.rows import dict_row
+        from psycopg_pool import ConnectionPool
+    except ImportError as exc:
+        raise ImportError(_MISSING_PG) from exc
+    with (
+        _setup_errors(url),
+        psycopg.connect(url, row_factory=dict_row, **_CONNECTION) as conn,  # type: ignore[arg-type]
+    ):
+        conn.execute("SELECT pg_advisory_lock(%s)", (_SETUP_LOCK,))
+        PostgresSaver(conn).setup()  # type: ignore[arg-type]
+        conn.execute("SELECT pg_advisory_unlock(%s)", (_SETUP_LOCK,))
+    pool: Any = ConnectionPool(
+        url,
+        min_size=1,
+        max_size=max_connections,
+        kwargs={"row_factory": dict_row, **_CONNECTION},
+        open=True,
+    )
+    return PostgresSaver(pool)
+
+
+@asynccontextmanager
+async def async_postgres_checkpointer(
+    url: str, *, max_connections: int = 10
+) -> AsyncIterator[AsyncPostgresSaver]:
+    """A checkpointer for ``ainvoke``/``astream`` saving graph state in PostgreSQL; closed on exit.
+
+    Its tables are created (or migrated) on entry, once per database.
+
+    Raises:
+        ImportError: ``langgraph-checkpoint-postgres`` is not installed (the message says how).
+        ConnectionError: The database cannot be reached or set up (no password in the message).
+    """
+    try:
+        import psycopg
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+        from psycopg.rows import dict_row
+        from psycopg_pool import AsyncConnectionPool
+    except ImportError as exc:
+        raise ImportError(_MISSING_PG) from exc
+    with _setup_errors(url):
+        async with await psycopg.AsyncConnection.connect(
+            url,
+            row_factory=dict_row,
+            **_CONNECTION,  # type: ignore[arg-type]
+        ) as conn:
+            await conn.execute("SELECT pg_advisory_lock(%s)", (_SETUP_LOCK,))
+            await AsyncPostgresSaver(conn).setup()  # type: ignore[arg-type]
+            await conn.execute("SELECT pg_advisory_unlock(%s)", (_SETUP_LOCK,))
+    pool: Any = AsyncConnectionPool(
+        url,
+        min_size=1,
+        max_size=max_connections,
+        kwargs={"row_factory": dict_row, **_CONNECTION},
+        open=False,
+    )
+    async with pool:
+        yield AsyncPostgresSaver(pool)
+
+
+@asynccontextmanager
+async def async_checkpointer(target: str | Path) -> AsyncIterator[BaseCheckpointSaver[Any]]:
+    """:func:`async_postgres_checkpointer` for a ``postgresql://`` URL, else
+    :func:`async_sqlite_checkpointer` for a file."""
+    if is_postgres_url(target):
+        async with async_postgres_checkpointer(str(target)) as saver:
+            yield saver
+    else:
+        async with async_sqlite_checkpointer(target) as sqlite_saver:
+            yield sqlite_saver

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
+import shutil
 import signal
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -22,6 +26,7 @@ from adapters.mcp_server._rounds import STATE_KEY_ENV
 from adapters.mcp_server._server import build_server
 from adapters.mcp_server._sources import add_http_tools, serving_sources
 from adapters.mcp_server._stdio import serve_stdio
+from toolkit.call_store import open_call_store, redact_target
 from toolkit.loader import load_registry
 from toolkit.registry import ToolRegistry
 
@@ -66,7 +71,8 @@ def serve_command(
         stateless: Serve HTTP without sessions (default).
         allowed_hosts: More ``Host`` values the HTTP server accepts.
         workers: HTTP worker processes (uvicorn's own workers; stateless HTTP only).
-        call_log: A SQLite file (or ``sqlite:///`` URL) every call is written to.
+        call_log: A SQLite file (or ``sqlite:///`` URL), or a ``postgresql://`` URL that all
+            workers and replicas share, every call is written to.
         metrics: Serve Prometheus metrics at ``/metrics`` (HTTP).
         http_tools: A file of HTTP endpoint tools (``{"httpTools": {...}}``) served too.
         allow_destructive: Tools needing approval that run without asking (``"*"``: all);
@@ -190,6 +196,21 @@ def _check_files(settings: AppSettings) -> None:
         check_config(settings.config)
     if settings.callers is not None:
         load_callers(settings.callers)
+    if settings.call_log is not None:
+        _check_call_log(settings.call_log)
+
+
+def _check_call_log(target: str) -> None:
+    """Refuse a target no store reads (or whose driver is missing); warn, and go on, when the
+    database cannot be reached now: calls are served and their rows dropped until it can."""
+    store = open_call_store(target)
+    try:
+        store.open()  # creates the table once, before the workers race to
+    except Exception as exc:
+        why = " ".join(redact_target(str(exc), target).split())
+        _say(f"warning: {why} (calls are served; their log rows are dropped until it is back)")
+    finally:
+        store.close()
 
 
 def run_workers(settings: AppSettings, *, port: int, workers: int, graceful_s: int = 30) -> None:
@@ -202,6 +223,28 @@ def run_workers(settings: AppSettings, *, port: int, workers: int, graceful_s: i
     # Every worker must open the requestState another one sealed (a client's next round may
     # reach any worker): one key for all, unless the operator set one for all replicas.
     os.environ.setdefault(STATE_KEY_ENV, secrets.token_urlsafe(32))
+    with _shared_metrics(settings.metrics):
+        _run_uvicorn(settings, port=port, workers=workers, graceful_s=graceful_s)
+
+
+@contextlib.contextmanager
+def _shared_metrics(metrics: bool) -> Iterator[None]:
+    """With ``--metrics``, a fresh folder where every worker writes its counts, so that a
+    scrape answered by any worker reports the sum (``prometheus_client``'s multiprocess mode);
+    removed at exit. An operator's own ``PROMETHEUS_MULTIPROC_DIR`` is used as it is."""
+    if not metrics or os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        yield
+        return
+    folder = tempfile.mkdtemp(prefix="toolkit-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
+    try:
+        yield
+    finally:
+        del os.environ["PROMETHEUS_MULTIPROC_DIR"]
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run_uvicorn(settings: AppSettings, *, port: int, workers: int, graceful_s: int) -> None:
     uvicorn.run(
         "adapters.mcp_server._factory:create_app",
         factory=True,
@@ -258,7 +301,10 @@ def serve_cli(
         int, typer.Option(help="HTTP worker processes (stateless HTTP; one per core).")
     ] = 1,
     call_log: Annotated[
-        str | None, typer.Option(help="SQLite file every call is written to (toolkit calls).")
+        str | None,
+        typer.Option(
+            help="SQLite file or postgresql:// URL every call is written to (toolkit calls)."
+        ),
     ] = None,
     metrics: Annotated[
         bool, typer.Option("--metrics", help="Prometheus metrics at /metrics (HTTP).")

@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio.to_thread
@@ -73,13 +73,15 @@ class AppSettings:
         allowed_hosts: ``TOOLKIT_ALLOWED_HOSTS``: more accepted ``Host`` values, comma-separated.
         page_size: ``TOOLKIT_PAGE_SIZE``: tools per ``tools/list`` page.
         max_body_bytes: ``TOOLKIT_MAX_BODY_BYTES``: larger request bodies get 413.
-        call_log: ``TOOLKIT_CALL_LOG``: a SQLite file (or ``sqlite:///`` URL) for the call log.
+        call_log: ``TOOLKIT_CALL_LOG``: a SQLite file (or ``sqlite:///`` URL), or a
+            ``postgresql://`` URL that every worker and replica writes to, for the call log.
         metrics: ``TOOLKIT_METRICS=1``: a Prometheus scrape endpoint at ``/metrics``.
         telemetry: ``TOOLKIT_OTEL`` (default on): spans and metrics to OpenTelemetry's global
             providers when ``opentelemetry-api`` is installed.
         trace_arguments: ``TOOLKIT_OTEL_ARGUMENTS=1``: redacted arguments on the spans.
         caller_header: ``TOOLKIT_CALLER_HEADER``: a header set by a trusted proxy (such as
             ``X-Forwarded-User``) naming the caller in the call log; default: the peer address.
+            With ``callers``, the authenticated caller's name is logged instead.
         config: ``TOOLKIT_CONFIG``: an MCP config file; its remote servers' tools (each worker
             keeps its own connections) and its ``httpTools`` are served too.
         http_tools: ``TOOLKIT_HTTP_TOOLS``: a file of HTTP endpoint tools served too.
@@ -100,7 +102,7 @@ class AppSettings:
     allowed_hosts: tuple[str, ...] = ()
     page_size: int | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
-    call_log: str | None = None
+    call_log: str | None = field(default=None, repr=False)  # a URL may hold a password
     metrics: bool = False
     telemetry: bool = True
     trace_arguments: bool = False
@@ -200,13 +202,15 @@ def observe(registry: ToolRegistry, settings: AppSettings) -> tuple[ASGIApp | No
     if settings.call_log:
         call_log = CallLog(settings.call_log).attach(registry)
         atexit.register(call_log.close)  # a plain exit; servers close it at lifespan shutdown
-    if settings.telemetry:
+    if not settings.telemetry:
+        registry.telemetry = False  # the registry's native spans too
+    elif settings.trace_arguments:
         try:
             from adapters.otel import instrument
         except ImportError:
             log.debug("opentelemetry-api is not installed: no spans")
         else:
-            instrument(registry, arguments=settings.trace_arguments)
+            instrument(registry, arguments=True)
     if not settings.metrics:
         return None, call_log
     try:
@@ -271,24 +275,21 @@ def _with_sources(
 
 
 def _with_caller(app: ASGIApp, header: str | None) -> ASGIApp:
-    """``app``, logging each request's calls under its caller: ``header`` if set, else the peer."""
+    """``app``, logging each request's calls with its peer address and under its caller:
+    ``header`` if set, else the peer (an authenticated caller, known later, overrides both)."""
     wanted = header.lower().encode() if header else None
 
     async def tagged(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await app(scope, receive, send)
             return
+        peer = str(scope["client"][0]) if scope.get("client") else None
         caller = None
         if wanted is not None:
             caller = next(
                 (v.decode("latin-1") for k, v in scope.get("headers", ()) if k == wanted), None
             )
-        if caller is None and scope.get("client"):
-            caller = str(scope["client"][0])
-        if caller is None:
-            await app(scope, receive, send)
-            return
-        with caller_scope(caller):
+        with caller_scope(caller or peer, peer=peer):
             await app(scope, receive, send)
 
     return tagged

@@ -33,6 +33,7 @@ from adapters.mcp_server._paging import ToolListing
 from adapters.mcp_server._rounds import InputRequired, Rounds, state_boundary
 from adapters.mcp_server._search_mode import SEARCH_TOOL, SearchMode
 from adapters.mcp_server._wire import call_result, tool_entry
+from toolkit.call_log import caller_scope
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode
 from toolkit.invoker import new_call_id
@@ -186,16 +187,18 @@ class RegistryServer(Server[Any]):
         channel = SessionChannel(
             ctx, self._log_levels, scrub=self.registry.processor.scrub, rounds=rounds
         )
+        values = {**_caller_values(ctx), **self._caller(ctx)}
         context = ToolContext(
             call_id=call_id,
-            values={**_caller_values(ctx), **self._caller(ctx)},
+            values=values,
             progress=ctx.session.report_progress,
             client=channel,
         )
         # The registry's own approver decides when it has one; else the client's user does.
         approver = None if self.registry.invoker.approver is not None else self._approver
         try:
-            with relaying_logs(channel):
+            # The call log names the authenticated caller, not only the peer address.
+            with relaying_logs(channel), caller_scope(values.get("caller")):
                 result = await self.registry.call(
                     name,
                     arguments,

@@ -19,7 +19,12 @@ ROWS = {
         "ainvoke",
         "create_agent",
     ),
-    "bench_workers.py": ("toolkit serve --workers", "CPU cores", "The clients share the"),
+    "bench_workers.py": (
+        "toolkit serve --workers",
+        "CPU cores",
+        "The clients share the",
+        "The server adds about",
+    ),
     "bench_cli.py": ("import toolkit", "toolkit --help", "toolkit --version", "ratio"),
     "bench_core.py": (
         "decorate 100 functions",

@@ -196,8 +196,11 @@ def test_caller_scope_and_targets(tmp_path: Path) -> None:
 
         assert current_caller() == "tenant-a"
     assert call_log_path("sqlite:////var/x.db") == Path("/var/x.db")
-    with pytest.raises(ValueError, match="only SQLite is built in"):
+    with pytest.raises(ValueError, match="is not a SQLite file"):
         call_log_path("postgresql://db/calls")
+    with pytest.raises(ValueError, match="no store for mysql:// URLs") as refused:
+        CallLog("mysql://app:hunter22@db/calls")
+    assert "hunter22" not in str(refused.value)
     with pytest.raises(ValueError, match="exactly one"):
         CallLog()
 
@@ -210,3 +213,103 @@ def test_toolkit_calls_explains_a_missing_log_and_a_bad_time(tmp_path: Path) -> 
     assert bad.exit_code == 2
     assert "Cannot read the time 'soon'" in bad.output
     assert parse_time("2h", now=10_000.0) == 10_000.0 - 7200
+
+
+def test_the_log_file_is_private(tmp_path: Path) -> None:
+    db = tmp_path / "calls.db"
+    registry = _registry()
+    with CallLog(db).attach(registry) as log:
+        registry.call_sync("login", {"user": "bob", "password": "x"})
+        assert log.flush()
+    for path in (db, tmp_path / "calls.db-wal", tmp_path / "calls.db-shm"):
+        if path.exists():
+            assert path.stat().st_mode & 0o777 == 0o600, path
+
+
+def test_an_old_log_gets_the_new_columns(tmp_path: Path) -> None:
+    db = tmp_path / "calls.db"
+    old = sqlite3.connect(db)
+    old.executescript(
+        "CREATE TABLE calls (id INTEGER PRIMARY KEY AUTOINCREMENT, call_id TEXT NOT NULL, "
+        "tool TEXT NOT NULL, outcome TEXT NOT NULL, code TEXT, decision TEXT NOT NULL, "
+        "attempts INTEGER NOT NULL, duration_ms REAL NOT NULL, started_at REAL NOT NULL, "
+        "caller TEXT NOT NULL, arguments TEXT NOT NULL);"
+    )
+    old.execute(
+        "INSERT INTO calls VALUES (1, 'c1', 'login', 'ok', NULL, 'allow', 1, 1.0, ?, 'x', '{}')",
+        (time.time() - 60,),
+    )
+    old.commit()
+    old.close()
+    assert [c.host for c in read_calls(db)] == [""]  # read before the upgrade
+    registry = _registry()
+    with CallLog(db, host="box-1").attach(registry) as log:
+        registry.call_sync("login", {"user": "bob", "password": "x"})
+        assert log.flush()
+    assert [(c.call_id == "c1", c.host) for c in read_calls(db)] == [(False, "box-1"), (True, "")]
+
+
+def test_served_calls_are_logged_under_the_authenticated_caller(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import httpx
+
+    from adapters.mcp_server import AppSettings, create_app
+    from tests.support.serving import serving
+
+    monkeypatch.setenv("ALICE_TOKEN", "alice-token-0123456789")
+    callers = tmp_path / "callers.json"
+    callers.write_text(json.dumps({"callers": {"alice": {"token": "${ALICE_TOKEN}"}}}))
+    db = tmp_path / "calls.db"
+    settings = AppSettings(
+        target="tests.support.served_registry:registry",
+        callers=str(callers),
+        call_log=str(db),
+        telemetry=False,
+    )
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 1, "b": 2}},
+    }
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Authorization": "Bearer alice-token-0123456789",
+    }
+    with serving(create_app(settings)) as base:
+        answer = httpx.post(f"{base}/mcp", json=body, headers=headers, timeout=30)
+        assert answer.status_code == 200 and '"3"' in answer.text.replace(" ", "")
+    (call,) = read_calls(db)
+    assert (call.tool, call.caller, call.peer) == ("add", "alice", "127.0.0.1")
+
+
+def test_another_database_plugs_in_by_its_url_scheme(tmp_path: Path) -> None:
+    from toolkit._call_store_sqlite import SqliteCallStore
+    from toolkit.call_store import register_call_store
+
+    def shard(target: str, busy_timeout: float) -> SqliteCallStore:
+        name = target.split("://", 1)[1]  # shard://NAME: one SQLite file per name
+        return SqliteCallStore(tmp_path / f"{name}.db", busy_timeout)
+
+    register_call_store("shard", shard)
+    registry = _registry()
+    with CallLog("shard://eu").attach(registry) as log:
+        registry.call_sync("login", {"user": "bob", "password": "x"})
+        assert log.flush()
+    assert [c.tool for c in read_calls("shard://eu")] == ["login"]
+    assert (tmp_path / "eu.db").exists()
+
+
+def test_toolkit_serve_refuses_an_unknown_call_log_without_showing_its_password() -> None:
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "toolkit"), "serve",
+            "tests.support.served_registry:registry", "--transport", "http",
+            "--call-log", "mysql://app:hunter22@db.invalid/calls",
+        ],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "no store for mysql:// URLs" in done.stderr
+    assert "hunter22" not in done.stderr + done.stdout and "app:***@" in done.stderr

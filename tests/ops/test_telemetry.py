@@ -241,3 +241,84 @@ def test_tool_spans_of_an_agent_run_sit_under_the_application_span(asynchronous:
     (span,) = [s for s in exporter.get_finished_spans() if s.name == "execute_tool get_bin"]
     assert span.parent is not None
     assert span.parent.span_id == run.get_span_context().span_id
+
+
+def test_every_call_is_a_span_with_no_set_up_call() -> None:
+    @mcp_tool(read_only=True)
+    def native_ping() -> str:
+        """Ping."""
+        return "pong"
+
+    registry = ToolRegistry()
+    registry.register(native_ping)
+    registry.call_sync("native_ping", {})
+    assert len(_spans("execute_tool native_ping")) == 1  # the SDK the application set up
+    assert _points("toolkit.tool.calls")
+
+    registry.telemetry = False
+    registry.call_sync("native_ping", {})
+    assert len(_spans("execute_tool native_ping")) == 1
+
+    registry.telemetry = True
+    exporter, provider = _private_tracing()
+    undo = instrument(registry, tracer_provider=provider)  # options replace the native spans
+    registry.call_sync("native_ping", {})
+    assert len(exporter.get_finished_spans()) == 1
+    assert len(_spans("execute_tool native_ping")) == 1
+    undo()
+    registry.call_sync("native_ping", {})
+    assert len(_spans("execute_tool native_ping")) == 2
+
+
+NO_SDK = """
+import time
+from opentelemetry import trace
+from toolkit import ToolRegistry, _auto_telemetry
+
+looks = []
+real = trace.get_tracer_provider
+trace.get_tracer_provider = lambda: looks.append(1) or real()
+
+def ping() -> str:
+    '''Ping.'''
+    return "pong"
+
+registry = ToolRegistry(timeout=None)
+registry.register(ping)
+started = time.monotonic()
+for _ in range(2000):
+    registry.call_sync("ping", {})
+elapsed = time.monotonic() - started
+emitter = _auto_telemetry._emitter
+assert emitter._tracer is None and emitter._instruments is None
+# looked at the providers once, then at most once a second
+assert 1 <= len(looks) <= 2 + int(elapsed), (len(looks), elapsed)
+print("ok")
+"""
+
+NO_API = """
+import sys
+sys.modules["opentelemetry"] = None  # as if opentelemetry-api were not installed
+from toolkit import ToolRegistry, _auto_telemetry
+
+def ping() -> str:
+    '''Ping.'''
+    return "pong"
+
+registry = ToolRegistry()
+registry.register(ping)
+assert registry.call_sync("ping", {}).content == "pong"
+assert _auto_telemetry._emitter is False
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("script", [NO_SDK, NO_API], ids=["no-sdk", "no-api"])
+def test_without_an_sdk_a_call_only_looks_now_and_then(script: str) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
