@@ -1,23 +1,31 @@
 """Reading one HTTP response within a cap on decoded bytes: :func:`receive`.
 
 Rule: every byte read from an HTTP endpoint (a tool's response, an OpenAPI document) is
-bounded. The body is decoded here, not by httpx, in pieces of at most 64 KiB: gzip and
-deflate through zlib's ``max_length``, br through brotli's ``output_buffer_limit``. Each piece
-counts against the cap as it arrives, so a compressed bomb stops at the cap and memory never
-holds more than the cap plus one piece. Only the encodings decoded so are asked for
-(:data:`ACCEPT_ENCODING`); a body in any other encoding is refused, never passed on raw.
+bounded. The body is decoded here, not by httpx, in pieces of at most 64 KiB
+(``adapters._decode``). Each piece counts against the cap as it arrives, so a compressed bomb
+stops at the cap and memory never holds more than the cap plus one piece. Only the encodings
+decoded so are asked for (:data:`ACCEPT_ENCODING`); a body in any other encoding is refused,
+never passed on raw.
 The time side of the rule (a total deadline per attempt) is the caller's cancel scope.
 """
 
 from __future__ import annotations
 
 import json
-import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import httpx
+
+from adapters._decode import (
+    ACCEPT_ENCODING,
+    CORRUPT,
+    UnreadableEncodingError,
+    decoders_for,
+    feed,
+    finish,
+)
 
 __all__ = [
     "ACCEPT_ENCODING",
@@ -30,21 +38,6 @@ __all__ = [
 
 #: The default cap on a response's decoded size.
 DEFAULT_MAX_RESPONSE_BYTES = 10_000_000
-#: The most one decoding step may produce.
-PIECE = 64 * 1024
-#: Content encodings stacked on one body (``gzip, gzip, ...`` would cost a decoder each).
-MAX_ENCODINGS = 3
-
-try:  # brotli >= 1.2 has the output limit that keeps a br bomb bounded
-    import brotli
-
-    brotli.Decompressor().process(b"", output_buffer_limit=PIECE)
-    _BROTLI = True
-except (ImportError, TypeError):  # pragma: no cover - depends on the installed extras
-    _BROTLI = False
-
-#: What a request asks for: only the encodings decoded within the cap.
-ACCEPT_ENCODING = "gzip, deflate, br" if _BROTLI else "gzip, deflate"
 
 
 class BodyTooLargeError(Exception):
@@ -57,10 +50,6 @@ class BodyTooLargeError(Exception):
     def __init__(self, limit: int) -> None:
         super().__init__(f"the response is larger than {limit} bytes")
         self.limit = limit
-
-
-class UnreadableEncodingError(Exception):
-    """The body came in a content encoding that was not asked for (or is broken)."""
 
 
 @dataclass(slots=True)
@@ -116,7 +105,7 @@ async def receive(response: httpx.Response, limit: int, *, truncate: bool = Fals
         UnreadableEncodingError: An encoding that was not asked for, or a corrupt body.
         httpx.HTTPError: The connection failed while reading.
     """
-    decoders = _decoders(response.headers.get("content-encoding", ""))
+    decoders = decoders_for(response.headers.get("content-encoding", ""))
     if not decoders and not truncate:
         length = response.headers.get("content-length", "")
         if length.isdigit() and int(length) > limit:
@@ -124,11 +113,11 @@ async def receive(response: httpx.Response, limit: int, *, truncate: bool = Fals
     kept = _Kept(limit, truncate)
     try:
         async for raw in response.aiter_raw():
-            if kept.add(_through(decoders, raw) if decoders else (raw,)):
+            if kept.add(feed(decoders, raw)):
                 break
         else:
-            kept.add(_finish(decoders))
-    except (zlib.error, _BrotliError) as exc:
+            kept.add(finish(decoders))
+    except CORRUPT as exc:
         raise UnreadableEncodingError(f"the compressed body is corrupt ({exc})") from None
     return _reply(response, kept.parts)
 
@@ -163,113 +152,3 @@ class _Kept:
 
 def _reply(response: httpx.Response, parts: list[bytes]) -> Reply:
     return Reply(response, parts[0] if len(parts) == 1 else b"".join(parts))
-
-
-class _Decoder(Protocol):
-    def feed(self, data: bytes) -> Iterator[bytes]: ...
-
-    def end(self) -> Iterator[bytes]: ...
-
-
-class _Zlib:
-    """gzip (``wbits=31``), or deflate (zlib-wrapped or raw, told apart by its first bytes)."""
-
-    def __init__(self, gzip: bool) -> None:
-        self._gzip = gzip
-        self._d: Any = zlib.decompressobj(16 + zlib.MAX_WBITS) if gzip else None
-        self._head = b""
-
-    def feed(self, data: bytes) -> Iterator[bytes]:
-        if self._d is None:
-            self._head += data
-            if len(self._head) < 2:
-                return
-            first, second = self._head[0], self._head[1]
-            wrapped = first & 0x0F == 8 and (first << 8 | second) % 31 == 0
-            self._d = zlib.decompressobj(zlib.MAX_WBITS if wrapped else -zlib.MAX_WBITS)
-            data, self._head = self._head, b""
-        while True:
-            out = self._d.decompress(data, PIECE)
-            if out:
-                yield out
-            data = self._d.unconsumed_tail
-            if not data and len(out) < PIECE:
-                return
-
-    def end(self) -> Iterator[bytes]:
-        if self._d is None and self._head:
-            raise zlib.error("deflate body shorter than its header")
-        if self._d is not None:
-            yield from self.feed(b"")
-
-
-class _Brotli:
-    def __init__(self) -> None:
-        self._d = brotli.Decompressor()
-
-    def feed(self, data: bytes) -> Iterator[bytes]:
-        out = self._d.process(data, output_buffer_limit=PIECE)
-        if out:
-            yield out
-        while not self._d.can_accept_more_data():
-            out = self._d.process(b"", output_buffer_limit=PIECE)
-            if not out:
-                return
-            yield out
-
-    def end(self) -> Iterator[bytes]:
-        return iter(())
-
-
-if _BROTLI:
-    _BrotliError: type[Exception] = brotli.error
-else:  # pragma: no cover - depends on the installed extras
-
-    class _BrotliError(Exception):  # type: ignore[no-redef]
-        pass
-
-
-def _decoders(header: str) -> list[_Decoder]:
-    """Decoders in the order they apply (the reverse of the header's order)."""
-    if not header:
-        return []
-    names = [n.strip().lower() for n in header.split(",")]
-    names = [n for n in names if n and n != "identity"]
-    if len(names) > MAX_ENCODINGS:
-        raise UnreadableEncodingError(
-            f"the body is encoded {len(names)} times over ({header!r}); at most "
-            f"{MAX_ENCODINGS} encodings are read"
-        )
-    decoders: list[_Decoder] = []
-    for name in reversed(names):
-        if name in ("gzip", "x-gzip"):
-            decoders.append(_Zlib(gzip=True))
-        elif name == "deflate":
-            decoders.append(_Zlib(gzip=False))
-        elif name == "br" and _BROTLI:
-            decoders.append(_Brotli())
-        else:
-            raise UnreadableEncodingError(
-                f"the body is encoded as {name!r}, which was not asked for "
-                f"(Accept-Encoding: {ACCEPT_ENCODING})"
-            )
-    return decoders
-
-
-def _through(decoders: list[_Decoder], data: bytes) -> Iterator[bytes]:
-    head, rest = decoders[0], decoders[1:]
-    for piece in head.feed(data):
-        if rest:
-            yield from _through(rest, piece)
-        else:
-            yield piece
-
-
-def _finish(decoders: list[_Decoder]) -> Iterator[bytes]:
-    for index, decoder in enumerate(decoders):
-        rest = decoders[index + 1 :]
-        for piece in decoder.end():
-            if rest:
-                yield from _through(rest, piece)
-            else:
-                yield piece

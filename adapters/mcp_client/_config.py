@@ -153,8 +153,9 @@ class McpServerConfig(BaseModel):
         idempotent: Tools (exact names or globs) that are safe to send again after a lost
             connection or a timeout, besides those the server marks ``idempotentHint`` or
             ``readOnlyHint``.
-        max_message_bytes: The largest message a stdio server may send (default 64 MiB); a
-            longer reply fails its call with a clear error and the next call works.
+        max_message_bytes: The largest message a server may send (default 64 MiB): a stdio
+            line, an HTTP answer or one event of a stream, counted decoded (gzip, deflate,
+            br); a longer reply fails its call with a clear error and the next call works.
         include: Only these tools (exact names or globs); ``None`` keeps all.
         exclude: Leave out these tools (exact names or globs).
         prefix: Prefix for registry names; ``None`` uses ``name + "_"``, ``""`` none.

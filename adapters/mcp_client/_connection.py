@@ -38,6 +38,7 @@ from mcp.shared.exceptions import MCPError
 
 from adapters._net import pinned_transport
 from adapters.mcp_client._asking import AskInCaller
+from adapters.mcp_client._bounded import BoundedTransport, too_large
 from adapters.mcp_client._config import McpServerConfig, expand
 from adapters.mcp_client._errors import FailureFacts, is_connection_lost, to_tool_error
 from adapters.mcp_client._handlers import ClientHandlers, client_options, oauth_for
@@ -350,7 +351,7 @@ class Connection:
                 return self._http_client(live, timeout)
 
             return sse_client(url, headers=config.http_headers(), httpx_client_factory=factory)
-        return _http_transport(url, self._http_client(live, None))
+        return _http_transport(url, self._http_client(live, None), config.max_message_bytes)
 
     def _http_client(self, live: _Live, timeout: httpx2.Timeout | None) -> httpx2.AsyncClient:
         async def add_call_headers(request: httpx2.Request) -> None:
@@ -368,7 +369,11 @@ class Connection:
                 {"request": [add_call_headers], "response": [note_auth]}, self.config.secrets()
             ),
             trust_env=False,
-            transport=pinned_transport(self._network, server=self.config.name),
+            transport=BoundedTransport(
+                pinned_transport(self._network, server=self.config.name),
+                self.config.max_message_bytes,
+                _body_seconds(self.config),
+            ),
         )
 
     # -- notifications ---------------------------------------------------------------------
@@ -426,6 +431,8 @@ class Connection:
         live = live or self._live
         if isinstance(exc, ToolError):
             return exc
+        if (oversized := too_large(exc, self.config.name)) is not None:
+            return oversized
         if is_connection_lost(exc) and live is not None:
             live.end()
             if live.child is not None:
@@ -495,6 +502,13 @@ def _ran_out(exc: Exception, elapsed: float, timeout: float | None) -> bool:
     )
 
 
+def _body_seconds(config: McpServerConfig) -> float | None:
+    """The total deadline of reading one answer: the longest any request may wait for it."""
+    if config.call_timeout is None:
+        return None
+    return max(config.call_timeout, config.connect_timeout)
+
+
 def _session_expired(exc: BaseException) -> bool:
     return isinstance(exc, Exception) and "session terminated" in str(exc).lower()
 
@@ -505,8 +519,14 @@ async def _cancel_on(event: anyio.Event, scope: anyio.CancelScope) -> None:
 
 
 @asynccontextmanager
-async def _http_transport(url: str, http: httpx2.AsyncClient) -> AsyncIterator[TransportStreams]:
-    async with http, streamable_http_client(url, http_client=http) as streams:
+async def _http_transport(
+    url: str, http: httpx2.AsyncClient, limit: int
+) -> AsyncIterator[TransportStreams]:
+    # The client's transport caps whole answers; the SDK caps each event of a stream.
+    async with (
+        http,
+        streamable_http_client(url, http_client=http, max_sse_event_size=limit) as streams,
+    ):
         yield streams
 
 
