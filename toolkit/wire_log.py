@@ -17,10 +17,11 @@ import json
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+import zlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
-from toolkit._redact import MASK, is_secret_name, redact_arguments, redact_text
+from toolkit._redact import MASK, is_secret_name, redact_arguments, redact_text, scrub_secrets
 
 __all__ = [
     "WIRE_LOG_ENV",
@@ -54,12 +55,23 @@ def _level() -> int:
 
 
 def redact_body(
-    body: bytes | str | None, secrets: Iterable[str] = (), limit: int = DEFAULT_MAX_BODY
+    body: bytes | str | None,
+    secrets: Iterable[str] = (),
+    limit: int = DEFAULT_MAX_BODY,
+    *,
+    cut: int | None = None,
 ) -> str:
-    """``body`` as text: JSON with secret-named keys masked, known secrets masked, truncated."""
+    """``body`` as text: JSON with secret-named keys masked, known secrets masked, truncated.
+
+    ``cut``: the whole body's size in bytes when ``body`` is only its first bytes; such a
+    head cannot be parsed, so secrets in common shapes (``"token": "..."``) are masked.
+    """
     if body is None:
         return ""
     text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    if cut is not None:
+        text = redact_text(scrub_secrets(text), secrets)
+        return f"{text[:limit]}… (of {cut} B)"
     with contextlib.suppress(ValueError):  # not JSON: only known secrets are masked
         text = json.dumps(redact_arguments(json.loads(text)), separators=(",", ":"))
     text = redact_text(text, secrets)
@@ -89,6 +101,7 @@ def log_exchange(
     response_size: int | None = None,
     secrets: Iterable[str] = (),
     limit: int = DEFAULT_MAX_BODY,
+    response_cut: bool = False,
 ) -> None:
     """Log one exchange (a no-op unless :func:`wire_log_enabled`).
 
@@ -104,6 +117,7 @@ def log_exchange(
         response_size: Bytes received, when the body is not given (a stream).
         secrets: Values to mask wherever they appear.
         limit: Characters of each body kept.
+        response_cut: ``response_body`` is only the first bytes of ``response_size``.
     """
     if not wire_log_enabled():
         return
@@ -120,7 +134,7 @@ def log_exchange(
         sent if sent is not None else "?",
         got if got is not None else "?",
         redact_body(request_body, secrets, limit),
-        redact_body(response_body, secrets, limit),
+        redact_body(response_body, secrets, limit, cut=got if response_cut else None),
         extra={
             "wire": {
                 "kind": kind,
@@ -144,10 +158,14 @@ def _size(body: bytes | str | None) -> int | None:
 def httpx_event_hooks(
     secrets: Iterable[str] = (), limit: int = DEFAULT_MAX_BODY
 ) -> dict[str, list[Callable[[Any], Awaitable[None]]]]:
-    """``event_hooks`` for an ``httpx.AsyncClient`` that log each exchange.
+    """``event_hooks`` for an ``httpx.AsyncClient`` (or ``httpx2``) that log each exchange.
 
-    Streamed responses (``text/event-stream``) are not read here: their size is logged as
-    unknown until the stream is consumed, so streaming keeps working.
+    Rule: the log never reads a body itself and never holds more of it than it shows. The
+    response's stream is wrapped so that, as the caller reads it, the first bytes (about
+    ``limit`` characters' worth) are kept and the rest only counted; the line is written when
+    the caller has read the body to its end or closed it. A body the caller never reads is
+    never read for the log, and every byte still reaches the caller in order. Streamed
+    responses (``text/event-stream``) are logged at once, their size as unknown.
     """
     hidden = tuple(secrets)
 
@@ -159,23 +177,115 @@ def httpx_event_hooks(
             return
         request = response.request
         t0 = request.extensions.get("toolkit_wire_t0", time.perf_counter())
-        streamed = response.headers.get("content-type", "").startswith("text/event-stream")
-        body = None
-        if not streamed:
-            await response.aread()
-            body = response.content
-        length = response.headers.get("content-length")
-        log_exchange(
-            "http",
-            request.method,
-            str(request.url),
-            status=response.status_code,
-            duration_ms=(time.perf_counter() - t0) * 1000,
-            request_body=bytes(request.content) if request.content else None,
-            response_body=body,
-            response_size=None if body is not None else (int(length) if length else None),
-            secrets=hidden,
-            limit=limit,
-        )
+
+        def write(body: str | None, size: int | None, cut: bool = False) -> None:
+            log_exchange(
+                "http",
+                request.method,
+                str(request.url),
+                status=response.status_code,
+                duration_ms=(time.perf_counter() - t0) * 1000,
+                request_body=_request_body(request),
+                response_body=body,
+                response_size=size,
+                secrets=hidden,
+                limit=limit,
+                response_cut=cut,
+            )
+
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            length = response.headers.get("content-length")
+            write(None, int(length) if length and length.isdigit() else None)
+            return
+        base = _stream_base(response.stream)
+        if base is None:  # not a stream this module knows how to wrap: its body goes unseen
+            write(None, None)
+            return
+        response.stream = _peeking(base, response.stream, limit * 4, response.headers, write)
 
     return {"request": [on_request], "response": [on_response]}
+
+
+def _request_body(request: Any) -> bytes | None:
+    try:
+        content = request.content
+    except Exception:  # a streamed request body that was not read: shown as unknown
+        return None
+    return bytes(content) if content else None
+
+
+_PEEKING: dict[type, type] = {}
+
+
+def _peeking(
+    base: type,
+    stream: Any,
+    keep: int,
+    headers: Mapping[str, str],
+    write: Callable[[str | None, int, bool], None],
+) -> Any:
+    """``stream`` wrapped to keep its first ``keep`` bytes and call ``write`` at its end.
+
+    The wrapper subclasses ``base``, the stream's own library's ``AsyncByteStream`` (httpx or
+    httpx2), which the response checks for.
+    """
+    cls = _PEEKING.get(base)
+    if cls is None:
+        cls = _PEEKING[base] = type("_Peeking", (_PeekingMixin, base), {})
+    return cls(stream, keep, headers.get("content-encoding", ""), write)
+
+
+def _stream_base(stream: Any) -> type | None:
+    for klass in type(stream).__mro__:
+        if klass.__name__ == "AsyncByteStream":
+            return klass
+    return None
+
+
+class _PeekingMixin:
+    def __init__(
+        self,
+        inner: Any,
+        keep: int,
+        encoding: str,
+        write: Callable[[str | None, int, bool], None],
+    ) -> None:
+        self._inner = inner
+        self._keep = keep
+        self._encoding = encoding.strip().lower()
+        self._write = write
+        self._head = bytearray()
+        self._size = 0
+        self._written = False
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._inner:
+            self._size += len(chunk)
+            if len(self._head) < self._keep:
+                self._head += chunk[: self._keep - len(self._head)]
+            yield chunk
+        self._done()
+
+    async def aclose(self) -> None:
+        try:
+            await self._inner.aclose()
+        finally:
+            self._done()
+
+    def _done(self) -> None:
+        if self._written:
+            return
+        self._written = True
+        cut = self._size > len(self._head) or self._encoding not in ("", "identity")
+        self._write(_shown(bytes(self._head), self._encoding, self._keep), self._size, cut)
+
+
+def _shown(head: bytes, encoding: str, keep: int) -> str:
+    """The first bytes of a body as text; a gzip/deflate head is decoded (at most ``keep``)."""
+    if encoding in ("", "identity"):
+        return head.decode("utf-8", "replace")
+    if encoding in ("gzip", "x-gzip", "deflate"):
+        wbits = 16 + zlib.MAX_WBITS if encoding != "deflate" else zlib.MAX_WBITS
+        with contextlib.suppress(zlib.error):
+            return zlib.decompressobj(wbits).decompress(head, keep).decode("utf-8", "replace")
+    return f"<{encoding}-encoded body>"
