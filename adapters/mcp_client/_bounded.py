@@ -40,7 +40,11 @@ from adapters._decode import (
 )
 from toolkit.errors import ErrorCode, ToolError
 
-__all__ = ["AnswerTooLargeError", "BoundedTransport", "too_large"]
+__all__ = ["AUTH_MAX_BYTES", "AnswerTooLargeError", "BoundedTransport", "too_large"]
+
+#: The cap on an answer of an OAuth endpoint the library calls itself (an identity provider's
+#: token exchange): a token response is a few KB.
+AUTH_MAX_BYTES = 1024 * 1024
 
 _EVENT_STREAM = "text/event-stream"
 _MARK = "larger than max_message_bytes"

@@ -10,6 +10,12 @@ application:
 * :class:`OAuthFlow` — how the user authorizes: :func:`browser_flow` opens the browser (or
   prints the URL) and receives the redirect on a loopback port; :func:`headless_flow` follows
   the authorization URL itself, for authorization servers that approve without a person.
+
+Rule: every answer of an OAuth endpoint is bounded in size and time. The SDK's requests
+(metadata, registration, token) go through the MCP connection's client and its cap
+(``max_message_bytes``, decoded) within the connect deadline; :func:`headless_flow` reads only
+the redirect's head, never its body, within a total deadline; the browser flow's loopback
+listener reads at most 64 KiB of the redirect, within the flow's ``timeout``.
 """
 
 from __future__ import annotations
@@ -131,11 +137,16 @@ def browser_flow(redirect_uri: str = DEFAULT_REDIRECT, *, timeout: float = 300) 
 
 
 def headless_flow(
-    redirect_uri: str = DEFAULT_REDIRECT, network: NetworkPolicy | None = None
+    redirect_uri: str = DEFAULT_REDIRECT,
+    network: NetworkPolicy | None = None,
+    *,
+    timeout: float = 30.0,
 ) -> OAuthFlow:
     """Follow the authorization URL without a person (servers that approve at once).
 
     The request goes only to an address ``network`` judged (default: any but cloud metadata).
+    Only the answer's head is read (the redirect's ``Location``), within ``timeout`` seconds
+    in all.
     """
     pending: dict[str, str] = {}
 
@@ -143,12 +154,19 @@ def headless_flow(
         pending["url"] = url
 
     async def wait() -> AuthorizationCodeResult:
-        async with httpx2.AsyncClient(
-            follow_redirects=False,
-            trust_env=False,
-            transport=pinned_transport(network or NetworkPolicy(), server="authorization server"),
-        ) as http:
-            response = await http.get(pending.pop("url"))
+        with anyio.fail_after(timeout):
+            async with (
+                httpx2.AsyncClient(
+                    timeout=timeout,
+                    follow_redirects=False,
+                    trust_env=False,
+                    transport=pinned_transport(
+                        network or NetworkPolicy(), server="authorization server"
+                    ),
+                ) as http,
+                http.stream("GET", pending.pop("url")) as response,
+            ):
+                pass  # the body is never read: the redirect is in the head
         location = response.headers.get("location", "")
         query = parse_qs(urlparse(location).query)
         if "code" not in query:

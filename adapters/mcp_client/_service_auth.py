@@ -9,6 +9,12 @@
   MCP server's authorization server (RFC 7523 jwt-bearer) for an access token.
 
 Tokens are kept per server in the same user-only file as ``"oauth"`` tokens.
+
+Rule: every answer of an OAuth endpoint is bounded in size and time. The SDK's own requests
+(metadata discovery, token) go through the MCP connection's client, capped like every answer
+of the server (``max_message_bytes``, decoded) and within the connect or call deadline. The
+identity provider's token exchange here reads at most :data:`AUTH_MAX_BYTES` decoded bytes,
+and ``timeout`` is its total deadline (connect, send and every read), not a per-read one.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote_plus
 
+import anyio
 import httpx2
 from mcp import MCPDeprecationWarning
 from mcp.client.auth import OAuthClientProvider
@@ -32,6 +39,7 @@ from mcp.client.auth.extensions.client_credentials import (
 from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
 
 from adapters._net import pinned_transport
+from adapters.mcp_client._bounded import AUTH_MAX_BYTES, AnswerTooLargeError, BoundedTransport
 from adapters.mcp_client._config import AuthConfig, expand
 from adapters.mcp_client._oauth import FileTokenStorage, token_path
 from toolkit.network import NetworkPolicy
@@ -143,9 +151,13 @@ def fetch_id_jag(
     The SDK calls it with the authorization server's issuer (the ID-JAG's audience) and the
     MCP server's resource identifier, before each token request. The connection goes only to
     an address ``network`` judged (default: any but cloud metadata), like every other one.
+    ``timeout`` is the exchange's total deadline; its answer may hold at most
+    :data:`AUTH_MAX_BYTES` decoded bytes.
 
     Raises:
-        PermissionError: The identity provider refused the exchange (its error is quoted).
+        PermissionError: The identity provider refused the exchange (its error is quoted), or
+            its answer was larger than the cap.
+        TimeoutError: It did not answer in full within ``timeout``.
     """
 
     async def provide(audience: str, resource: str) -> str:
@@ -163,13 +175,27 @@ def fetch_id_jag(
             headers["Authorization"] = _basic(client_id, client_secret)
         elif client_id:
             form["client_id"] = client_id
-        async with httpx2.AsyncClient(
-            timeout=timeout,
-            follow_redirects=False,
-            trust_env=False,
-            transport=pinned_transport(policy, server=server or "identity provider"),
-        ) as http:
-            response = await http.post(token_endpoint, data=form, headers=headers)
+        pinned = pinned_transport(policy, server=server or "identity provider")
+        try:
+            with anyio.fail_after(timeout):
+                async with httpx2.AsyncClient(
+                    timeout=timeout,
+                    follow_redirects=False,
+                    trust_env=False,
+                    transport=BoundedTransport(pinned, AUTH_MAX_BYTES),
+                ) as http:
+                    response = await http.post(token_endpoint, data=form, headers=headers)
+        except AnswerTooLargeError:
+            raise PermissionError(
+                f"the identity provider at {token_endpoint} answered the token exchange with "
+                f"more than {AUTH_MAX_BYTES} bytes; a token response is a few KB, so check "
+                "'idp_token_endpoint' in the server's auth config"
+            ) from None
+        except TimeoutError:
+            raise TimeoutError(
+                f"the identity provider at {token_endpoint} did not answer the token exchange "
+                f"within {timeout:g} s"
+            ) from None
         body = _json(response)
         token = body.get("access_token")
         if response.status_code != 200 or not isinstance(token, str) or not token:

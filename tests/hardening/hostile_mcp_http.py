@@ -35,7 +35,7 @@ def _reply(rid: Any, result: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": rid, "result": result}
 
 
-def _gzip_bomb(head: bytes) -> Iterator[bytes]:
+def gzip_bomb(head: bytes) -> Iterator[bytes]:
     """``head`` then ``a`` until ``BOMB_BYTES``, gzip-compressed; each 1 MiB block costs ~1 KB."""
     packer = zlib.compressobj(9, zlib.DEFLATED, 31)
     yield packer.compress(head) + packer.flush(zlib.Z_FULL_FLUSH)
@@ -93,7 +93,7 @@ async def mcp(request: Request) -> Response:
     name, arguments = params["name"], params.get("arguments") or {}
     if name == "bomb":
         head = json.dumps(_reply(rid, {"content": [{"type": "text", "text": ""}]}))
-        stream = _gzip_bomb(head[: head.index('"text": "') + 9].encode())
+        stream = gzip_bomb(head[: head.index('"text": "') + 9].encode())
         return StreamingResponse(
             stream, media_type="application/json", headers={"content-encoding": "gzip"}
         )
