@@ -134,7 +134,7 @@ class HttpTool(JsonSchemaTool):
         except NetworkPolicyError as exc:
             raise ToolError(str(exc), code=ErrorCode.DENIED) from None
         response = await self._send_with_retries(request)
-        return self._result(response, context)
+        return await self._result(response, context)
 
     @property
     def _may_retry(self) -> bool:
@@ -193,14 +193,15 @@ class HttpTool(JsonSchemaTool):
             code=ErrorCode.UNREACHABLE,
         )
 
-    def _result(self, response: httpx.Response, context: ToolContext) -> ToolResult:
+    async def _result(self, response: httpx.Response, context: ToolContext) -> ToolResult:
         status = response.status_code
         if not 200 <= status < 300:
             raise self._status_error(response)
         data, is_json = _decode(response)
         if is_json:
             if self._template is not None:
-                text = self._template.render(data)
+                # A render may take up to its time limit: never on the event loop.
+                text = await anyio.to_thread.run_sync(self._template.render, data)
             else:
                 text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
             result = ToolResult(content=text, structured=data, tool=self._name)
