@@ -21,7 +21,9 @@ from adapters.action_xml._parse import (
     MAX_DEPTH,
     ActionCall,
     ParsedAction,
+    clean_text,
     parse_action,
+    strip_actions,
 )
 from adapters.action_xml._render import render_action, render_tools_prompt
 
@@ -32,11 +34,13 @@ __all__ = [
     "Example",
     "ParsedAction",
     "XmlToolCallingModel",
+    "clean_text",
     "format_observation",
     "malformed_observation",
     "parse_action",
     "render_action",
     "render_tools_prompt",
+    "strip_actions",
     "to_tag",
     "tool_examples",
 ]

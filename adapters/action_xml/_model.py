@@ -7,6 +7,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
+import anyio
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import (
@@ -29,7 +30,7 @@ from adapters.action_xml._observe import (
     malformed_observation,
     success_observation,
 )
-from adapters.action_xml._parse import ParsedAction, parse_action
+from adapters.action_xml._parse import ParsedAction, clean_text, parse_action, strip_actions
 from adapters.action_xml._render import render_action, render_tools_prompt
 from adapters.action_xml._stream import TextGate
 from toolkit import Tool, ToolRegistry, ToolSpec
@@ -62,9 +63,21 @@ def to_specs(tools: Sequence[Any] | ToolRegistry) -> list[ToolSpec]:
     return specs
 
 
+#: Sent once when an answer that may not call tools holds nothing but an ACTION block.
+FINAL_ANSWER_NOTE = (
+    "Tools are not available for this answer. Answer the user now in plain text, without an "
+    "<ACTION> block, with what you have found so far."
+)
+#: The answer when the model asked for tools again after that note.
+NO_ANSWER = "I stopped before finishing: I could only answer with another tool call."
+#: Above this many characters an answer is parsed in a worker thread, off the event loop.
+THREAD_PARSE_CHARS = 64_000
+
+
 def _text(content: Any) -> str:
+    """The text of a message's content, cleaned (see :func:`clean_text`)."""
     if isinstance(content, str):
-        return content
+        return clean_text(content)
     parts = []
     for block in content or []:
         if isinstance(block, str):
@@ -73,7 +86,7 @@ def _text(content: Any) -> str:
             parts.append(str(block.get("text", "")))
         elif isinstance(block, dict):
             parts.append(f"[{block.get('type', 'content')}]")
-    return "\n".join(parts)
+    return clean_text("\n".join(parts))
 
 
 def _observation(message: ToolMessage, names: dict[str, str]) -> str:
@@ -217,7 +230,12 @@ class XmlToolCallingModel(BaseChatModel):
         config = _inner_config(run_manager)
         if not self.tool_specs:
             reply = self.model.invoke(conversation, config, stop=stop, **kwargs)
-            return ChatResult(generations=[ChatGeneration(message=_plain(reply))])
+            message = _final_answer(reply)
+            if message is None:
+                _ask_for_text(conversation, reply)
+                again = self.model.invoke(conversation, config, stop=stop, **kwargs)
+                message = _final_answer(again) or _no_answer(again)
+            return ChatResult(generations=[ChatGeneration(message=message)])
         return self._settle(
             conversation,
             self.model.invoke(conversation, config, stop=stop, **kwargs),
@@ -256,13 +274,19 @@ class XmlToolCallingModel(BaseChatModel):
         config = _inner_config(run_manager)
         gate = TextGate()
         for chunk in self.model.stream(conversation, config, stop=stop, **kwargs):
-            shown = gate.feed(_text(chunk.content)) if self.tool_specs else _text(chunk.content)
+            shown = gate.feed(_text(chunk.content))
             if shown:
                 out = ChatGenerationChunk(message=AIMessageChunk(content=shown))
                 if run_manager:
                     run_manager.on_llm_new_token(shown, chunk=out)
                 yield out
         if not self.tool_specs:
+            tail = _tool_less_tail(gate)
+            if tail is None:
+                _ask_for_text(conversation, AIMessage(gate.buffer))
+                again = self.model.invoke(conversation, config, stop=stop, **kwargs)
+                tail = _text((_final_answer(again) or _no_answer(again)).content)
+            yield from _closing_text(tail, run_manager)
             return
         rest = gate.finish()
         result = self._settle(conversation, AIMessage(gate.buffer), config, stop, **kwargs)
@@ -281,7 +305,12 @@ class XmlToolCallingModel(BaseChatModel):
         config = _inner_config(run_manager)
         reply = await self.model.ainvoke(conversation, config, stop=stop, **kwargs)
         if not self.tool_specs:
-            return ChatResult(generations=[ChatGeneration(message=_plain(reply))])
+            message = _final_answer(reply)
+            if message is None:
+                _ask_for_text(conversation, reply)
+                again = await self.model.ainvoke(conversation, config, stop=stop, **kwargs)
+                message = _final_answer(again) or _no_answer(again)
+            return ChatResult(generations=[ChatGeneration(message=message)])
         return await self._asettle(conversation, reply, config, stop, **kwargs)
 
     async def _asettle(
@@ -292,16 +321,22 @@ class XmlToolCallingModel(BaseChatModel):
         stop: list[str] | None,
         **kwargs: Any,
     ) -> ChatResult:
-        parsed = parse_action(_text(reply.content), self.tool_specs)
+        parsed = await self._aparse(_text(reply.content))
         retried = 0
         while parsed.error is not None and retried < self.max_retries:
             self._retry_messages(conversation, _text(reply.content), parsed.error)
             reply = await self.model.ainvoke(conversation, config, stop=stop, **kwargs)
-            parsed = parse_action(_text(reply.content), self.tool_specs)
+            parsed = await self._aparse(_text(reply.content))
             retried += 1
         return ChatResult(
             generations=[ChatGeneration(message=self._answer(parsed, reply, retried))]
         )
+
+    async def _aparse(self, text: str) -> ParsedAction:
+        """:func:`parse_action`, in a worker thread for a long answer (off the event loop)."""
+        if len(text) <= THREAD_PARSE_CHARS:
+            return parse_action(text, self.tool_specs)
+        return await anyio.to_thread.run_sync(parse_action, text, self.tool_specs)
 
     async def _astream(
         self,
@@ -314,13 +349,22 @@ class XmlToolCallingModel(BaseChatModel):
         config = _inner_config(run_manager)
         gate = TextGate()
         async for chunk in self.model.astream(conversation, config, stop=stop, **kwargs):
-            shown = gate.feed(_text(chunk.content)) if self.tool_specs else _text(chunk.content)
+            shown = gate.feed(_text(chunk.content))
             if shown:
                 out = ChatGenerationChunk(message=AIMessageChunk(content=shown))
                 if run_manager:
                     await run_manager.on_llm_new_token(shown, chunk=out)
                 yield out
         if not self.tool_specs:
+            tail = _tool_less_tail(gate)
+            if tail is None:
+                _ask_for_text(conversation, AIMessage(gate.buffer))
+                again = await self.model.ainvoke(conversation, config, stop=stop, **kwargs)
+                tail = _text((_final_answer(again) or _no_answer(again)).content)
+            for out in _closing_text(tail, None):
+                if run_manager:
+                    await run_manager.on_llm_new_token(out.text, chunk=out)
+                yield out
             return
         rest = gate.finish()
         result = await self._asettle(conversation, AIMessage(gate.buffer), config, stop, **kwargs)
@@ -337,9 +381,55 @@ def _inner_config(
     return RunnableConfig(tags=["nostream"])
 
 
-def _plain(reply: BaseMessage) -> AIMessage:
+def _final_answer(reply: BaseMessage) -> AIMessage | None:
+    """A tool-less answer for the user: any ACTION block removed; ``None`` if nothing is left.
+
+    Rule: with no tools bound (e.g. the final answer after the agent's tool-call limit) the
+    user never sees raw ACTION XML. The block is removed; an answer that was nothing but a
+    block is asked for again once (:data:`FINAL_ANSWER_NOTE`), then replaced by
+    :data:`NO_ANSWER`.
+    """
     usage = reply.usage_metadata if isinstance(reply, AIMessage) else None
-    return AIMessage(content=_text(reply.content), usage_metadata=usage)
+    raw = _text(reply.content)
+    text = strip_actions(raw)
+    if text is raw:
+        return AIMessage(content=raw, usage_metadata=usage)
+    if not text:
+        return None
+    metadata = {"action_removed": True}
+    return AIMessage(content=text, usage_metadata=usage, response_metadata=metadata)
+
+
+def _no_answer(reply: BaseMessage) -> AIMessage:
+    usage = reply.usage_metadata if isinstance(reply, AIMessage) else None
+    metadata = {"action_removed": True}
+    return AIMessage(content=NO_ANSWER, usage_metadata=usage, response_metadata=metadata)
+
+
+def _ask_for_text(conversation: list[BaseMessage], reply: BaseMessage) -> None:
+    conversation.append(AIMessage(_text(reply.content)))
+    conversation.append(HumanMessage(FINAL_ANSWER_NOTE))
+
+
+def _tool_less_tail(gate: TextGate) -> str | None:
+    """What is left to stream of a tool-less answer; ``None``: nothing at all, ask again."""
+    if not gate.closed:
+        return gate.finish()
+    shown = gate.buffer[: gate.sent].strip()
+    after = strip_actions(gate.buffer[gate.sent :])
+    if not shown and not after:
+        return None
+    return f"\n{after}" if shown and after else after
+
+
+def _closing_text(
+    text: str, run_manager: CallbackManagerForLLMRun | None
+) -> Iterator[ChatGenerationChunk]:
+    if text:
+        out = ChatGenerationChunk(message=AIMessageChunk(content=text))
+        if run_manager:
+            run_manager.on_llm_new_token(text, chunk=out)
+        yield out
 
 
 def _closing(
