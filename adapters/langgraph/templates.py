@@ -1,6 +1,10 @@
 """Arguments rendered from graph state, with jinja2's sandbox.
 
-* ``"{key}"`` or ``"{key.field}"`` — the value at that path in the state, type kept;
+* ``"{key}"`` or ``"{key.field}"`` — the value at that path in the state, type kept. A path
+  reads mapping keys, list indexes and plain public attributes only: an attribute whose name
+  starts with ``_``, a method or class, or anything Jinja2's sandbox calls unsafe is refused
+  with a ``TemplateError`` naming the template (``{order.__class__.__init__.__globals__}`` is
+  refused when the node is built, since no state holds such keys);
 * ``"{{ expression }}"`` alone — the expression's value, type kept (``{{ items | length }}``);
 * any other string with ``{{ }}`` or ``{% %}`` — rendered as text;
 * dicts and lists are rendered item by item; other values are used as they are.
@@ -29,6 +33,12 @@ Renderer = Callable[[Mapping[str, Any]], Any]
 
 def _path(path: str, source: str) -> Renderer:
     keys = path.split(".")
+    for key in keys:
+        if key.startswith("__") and key.endswith("__"):
+            raise TemplateError(
+                f"Template {source!r}: {key!r} is not allowed; a path reads mapping keys, list "
+                "indexes and public attributes only. Pass the value in the state instead."
+            )
 
     def render(scope: Mapping[str, Any]) -> Any:
         value: Any = scope
@@ -38,13 +48,25 @@ def _path(path: str, source: str) -> Renderer:
             elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
                 value = value[int(key)]
             elif not isinstance(value, Mapping) and hasattr(value, key):
-                value = getattr(value, key)
+                value = _attribute(value, key, source)
             else:
                 where = ".".join(keys[:depth]) or "the state"
                 raise TemplateError(f"Template {source!r}: {where} has no {key!r}.")
         return value
 
     return render
+
+
+def _attribute(obj: Any, name: str, source: str) -> Any:
+    """A plain public attribute of ``obj`` (data, not a method, class or internal)."""
+    if not name.startswith("_"):
+        value = getattr(obj, name)
+        if not callable(value) and _ENV.is_safe_attribute(obj, name, value):
+            return value
+    raise TemplateError(
+        f"Template {source!r}: attribute {name!r} of {type(obj).__name__} is not readable "
+        "from a template (only mapping keys, list indexes and plain public attributes are)."
+    )
 
 
 def _compile_string(text: str) -> Renderer:
