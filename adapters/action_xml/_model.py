@@ -25,6 +25,7 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, Field
 
+from adapters.action_xml._examples import example_calls, tool_examples
 from adapters.action_xml._observe import (
     format_observation,
     malformed_observation,
@@ -129,7 +130,11 @@ class XmlToolCallingModel(BaseChatModel):
     Attributes:
         model: The wrapped text-only chat model.
         max_retries: How many times a malformed block is sent back for another answer.
-        examples: Put generated few-shot examples in the tools prompt.
+        examples: Put generated few-shot examples in the tools prompt. A call that repeats an
+            example's call exactly is not run: the model is told to use the values from the
+            request and asked again (counted as a retry).
+        correction_example: Add the wrong-then-fixed example to them (off by default: small
+            models copy its wrong call; see :mod:`adapters.action_xml._examples`).
         tool_specs: The bound tools (set by ``bind_tools``).
     """
 
@@ -138,6 +143,7 @@ class XmlToolCallingModel(BaseChatModel):
     model: BaseChatModel
     max_retries: int = 2
     examples: bool = True
+    correction_example: bool = False
     tool_specs: list[Any] = Field(default_factory=list)  # ToolSpec objects
 
     def __init__(self, model: BaseChatModel | None = None, **kwargs: Any) -> None:
@@ -163,7 +169,27 @@ class XmlToolCallingModel(BaseChatModel):
         """The system-prompt text for the bound tools (empty with none)."""
         if not self.tool_specs:
             return ""
-        return render_tools_prompt(self.tool_specs, examples=self.examples)
+        return render_tools_prompt(
+            self.tool_specs, examples=self.examples, correction_example=self.correction_example
+        )
+
+    def _checked(self, parsed: ParsedAction) -> ParsedAction:
+        """``parsed``, or an error when one of its calls copies a few-shot example's call."""
+        if not self.examples or not parsed.calls:
+            return parsed
+        shown = example_calls(tool_examples(self.tool_specs, correction=self.correction_example))
+        for call in parsed.calls:
+            if (call.name, call.arguments) in shown:
+                values = ", ".join(f"{k}={v!r}" for k, v in call.arguments.items())
+                return ParsedAction(
+                    parsed.response_text,
+                    error=(
+                        f"the call of {call.name} copies an example from the instructions "
+                        f"({values}); call it with the values from the user's request, or "
+                        "answer without a tool"
+                    ),
+                )
+        return parsed
 
     # -- the conversation as the wrapped model sees it ------------------------------------
 
@@ -230,11 +256,11 @@ class XmlToolCallingModel(BaseChatModel):
         config = _inner_config(run_manager)
         if not self.tool_specs:
             reply = self.model.invoke(conversation, config, stop=stop, **kwargs)
-            message = _final_answer(reply)
+            message = _without_action(reply)
             if message is None:
                 _ask_for_text(conversation, reply)
                 again = self.model.invoke(conversation, config, stop=stop, **kwargs)
-                message = _final_answer(again) or _no_answer(again)
+                message = _second_answer(reply, again)
             return ChatResult(generations=[ChatGeneration(message=message)])
         return self._settle(
             conversation,
@@ -252,12 +278,12 @@ class XmlToolCallingModel(BaseChatModel):
         stop: list[str] | None,
         **kwargs: Any,
     ) -> ChatResult:
-        parsed = parse_action(_text(reply.content), self.tool_specs)
+        parsed = self._checked(parse_action(_text(reply.content), self.tool_specs))
         retried = 0
         while parsed.error is not None and retried < self.max_retries:
             self._retry_messages(conversation, _text(reply.content), parsed.error)
             reply = self.model.invoke(conversation, config, stop=stop, **kwargs)
-            parsed = parse_action(_text(reply.content), self.tool_specs)
+            parsed = self._checked(parse_action(_text(reply.content), self.tool_specs))
             retried += 1
         return ChatResult(
             generations=[ChatGeneration(message=self._answer(parsed, reply, retried))]
@@ -281,11 +307,11 @@ class XmlToolCallingModel(BaseChatModel):
                     run_manager.on_llm_new_token(shown, chunk=out)
                 yield out
         if not self.tool_specs:
-            tail = _tool_less_tail(gate)
-            if tail is None:
+            tail = gate.finish()
+            if gate.closed:
                 _ask_for_text(conversation, AIMessage(gate.buffer))
                 again = self.model.invoke(conversation, config, stop=stop, **kwargs)
-                tail = _text((_final_answer(again) or _no_answer(again)).content)
+                tail = _streamed_tail(gate, again)
             yield from _closing_text(tail, run_manager)
             return
         rest = gate.finish()
@@ -305,11 +331,11 @@ class XmlToolCallingModel(BaseChatModel):
         config = _inner_config(run_manager)
         reply = await self.model.ainvoke(conversation, config, stop=stop, **kwargs)
         if not self.tool_specs:
-            message = _final_answer(reply)
+            message = _without_action(reply)
             if message is None:
                 _ask_for_text(conversation, reply)
                 again = await self.model.ainvoke(conversation, config, stop=stop, **kwargs)
-                message = _final_answer(again) or _no_answer(again)
+                message = _second_answer(reply, again)
             return ChatResult(generations=[ChatGeneration(message=message)])
         return await self._asettle(conversation, reply, config, stop, **kwargs)
 
@@ -335,8 +361,9 @@ class XmlToolCallingModel(BaseChatModel):
     async def _aparse(self, text: str) -> ParsedAction:
         """:func:`parse_action`, in a worker thread for a long answer (off the event loop)."""
         if len(text) <= THREAD_PARSE_CHARS:
-            return parse_action(text, self.tool_specs)
-        return await anyio.to_thread.run_sync(parse_action, text, self.tool_specs)
+            return self._checked(parse_action(text, self.tool_specs))
+        parsed = await anyio.to_thread.run_sync(parse_action, text, self.tool_specs)
+        return self._checked(parsed)
 
     async def _astream(
         self,
@@ -356,11 +383,11 @@ class XmlToolCallingModel(BaseChatModel):
                     await run_manager.on_llm_new_token(shown, chunk=out)
                 yield out
         if not self.tool_specs:
-            tail = _tool_less_tail(gate)
-            if tail is None:
+            tail = gate.finish()
+            if gate.closed:
                 _ask_for_text(conversation, AIMessage(gate.buffer))
                 again = await self.model.ainvoke(conversation, config, stop=stop, **kwargs)
-                tail = _text((_final_answer(again) or _no_answer(again)).content)
+                tail = _streamed_tail(gate, again)
             for out in _closing_text(tail, None):
                 if run_manager:
                     await run_manager.on_llm_new_token(out.text, chunk=out)
@@ -381,29 +408,29 @@ def _inner_config(
     return RunnableConfig(tags=["nostream"])
 
 
-def _final_answer(reply: BaseMessage) -> AIMessage | None:
-    """A tool-less answer for the user: any ACTION block removed; ``None`` if nothing is left.
+def _without_action(reply: BaseMessage) -> AIMessage | None:
+    """A tool-less answer as it is, or ``None`` when it holds an ACTION block.
 
     Rule: with no tools bound (e.g. the final answer after the agent's tool-call limit) the
-    user never sees raw ACTION XML. The block is removed; an answer that was nothing but a
-    block is asked for again once (:data:`FINAL_ANSWER_NOTE`), then replaced by
-    :data:`NO_ANSWER`.
+    user never sees raw ACTION XML. An answer with a block is asked for again once
+    (:data:`FINAL_ANSWER_NOTE`); see :func:`_second_answer` for what is kept.
     """
-    usage = reply.usage_metadata if isinstance(reply, AIMessage) else None
     raw = _text(reply.content)
-    text = strip_actions(raw)
-    if text is raw:
-        return AIMessage(content=raw, usage_metadata=usage)
-    if not text:
+    if strip_actions(raw) is not raw:
         return None
-    metadata = {"action_removed": True}
-    return AIMessage(content=text, usage_metadata=usage, response_metadata=metadata)
-
-
-def _no_answer(reply: BaseMessage) -> AIMessage:
     usage = reply.usage_metadata if isinstance(reply, AIMessage) else None
+    return AIMessage(content=raw, usage_metadata=usage)
+
+
+def _second_answer(first: BaseMessage, again: BaseMessage) -> AIMessage:
+    """The answer asked for again if it holds no block; else the text around the blocks of
+    the first answer, or of the second; else :data:`NO_ANSWER`."""
+    raw = _text(again.content)
+    second = strip_actions(raw)
+    text = second if second is raw else strip_actions(_text(first.content)) or second
+    usage = again.usage_metadata if isinstance(again, AIMessage) else None
     metadata = {"action_removed": True}
-    return AIMessage(content=NO_ANSWER, usage_metadata=usage, response_metadata=metadata)
+    return AIMessage(content=text or NO_ANSWER, usage_metadata=usage, response_metadata=metadata)
 
 
 def _ask_for_text(conversation: list[BaseMessage], reply: BaseMessage) -> None:
@@ -411,15 +438,15 @@ def _ask_for_text(conversation: list[BaseMessage], reply: BaseMessage) -> None:
     conversation.append(HumanMessage(FINAL_ANSWER_NOTE))
 
 
-def _tool_less_tail(gate: TextGate) -> str | None:
-    """What is left to stream of a tool-less answer; ``None``: nothing at all, ask again."""
-    if not gate.closed:
-        return gate.finish()
+def _streamed_tail(gate: TextGate, again: BaseMessage) -> str:
+    """What follows the text already streamed when a tool-less answer held a block."""
     shown = gate.buffer[: gate.sent].strip()
-    after = strip_actions(gate.buffer[gate.sent :])
-    if not shown and not after:
-        return None
-    return f"\n{after}" if shown and after else after
+    raw = _text(again.content)
+    second = strip_actions(raw)
+    text = second if second is raw else strip_actions(gate.buffer[gate.sent :]) or second
+    if not text:
+        return "" if shown else NO_ANSWER
+    return f"\n{text}" if shown else text
 
 
 def _closing_text(

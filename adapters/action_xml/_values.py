@@ -1,7 +1,9 @@
 """Element trees to JSON values, guided by the tool's JSON Schema when there is one.
 
 Without a schema a leaf is its text, children all tagged ``item`` are a list, other children
-are an object whose repeated tags are lists. With a schema, text is coerced to the type the
+are an object whose repeated tags are lists. Text is trimmed, except a CDATA section's and
+except a whitespace-only value of a string parameter (``<separator> </separator>`` is
+``" "``): there the spaces are the value. With a schema, text is coerced to the type the
 schema asks for (``"25"`` → 25, ``"true"`` → True, one ``<item>`` → a one-element list, JSON in
 a CDATA for an object or array → the value). A value that cannot be coerced stays as written,
 so that validation names the problem in the registry's own words.
@@ -81,7 +83,10 @@ def value_of(node: Node, schema: Any, root: Schema) -> Any:
         if kind is None and _is_item_list(node):
             return [value_of(c, {}, root) for c in node.children]
         return _object_from_children(node.children, schema if kind is None else {}, root)
-    return _scalar(node.text(), schema, root)
+    text = node.text()
+    if kind == "string" and not text:
+        return node.raw_text()
+    return _scalar(text, schema, root)
 
 
 def _first_valid(node: Node, branches: list[Any], root: Schema) -> Any:

@@ -80,6 +80,10 @@ class Node:
             texts[-1] = texts[-1].rstrip()
         return "".join(texts)
 
+    def raw_text(self) -> str:
+        """The value text exactly as written (untrimmed)."""
+        return "".join(t for t, _ in self.parts)
+
     def has_loose_text(self) -> bool:
         """Whether text other than layout whitespace sits beside child elements."""
         return any(c or t.strip() for t, c in self.parts)

@@ -185,8 +185,8 @@ def test_without_tools_text_passes_through_but_an_action_block_does_not() -> Non
     assert XmlToolCallingModel(scripted("Just text, a < b")).invoke("hi").content == (
         "Just text, a < b"
     )
-    model = XmlToolCallingModel(scripted("Just text <ACTION> not parsed"))
-    assert model.invoke("hi").content == "Just text"
+    model = XmlToolCallingModel(scripted("Just text <ACTION> not parsed", "Just text."))
+    assert model.invoke("hi").content == "Just text."
 
 
 @pytest.mark.anyio
