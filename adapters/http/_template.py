@@ -4,7 +4,7 @@ A template turns the JSON an endpoint returns into text for the model. It is com
 load time, in Jinja2's :class:`~jinja2.sandbox.ImmutableSandboxedEnvironment` (attribute
 access to Python internals and changes to lists and dicts are refused), and each render is
 bounded: loop iterations, the size of every value it builds, the text it produces and its time
-(the rules are in :mod:`adapters.http._template_guard`). A render that fails or hits a limit
+(the rules are in :mod:`adapters._template_guard`). A render that fails or hits a limit
 returns the raw JSON with a one-line note, never an exception. Renders may take up to their
 time limit, so :class:`~adapters.http.HttpTool` runs them in a worker thread, never on the
 event loop.
@@ -17,10 +17,10 @@ from typing import Any
 
 from jinja2 import TemplateSyntaxError
 
-from adapters.http._template_guard import (
+from adapters._template_guard import (
     TemplateLimitError,
+    compile_template,
     environment,
-    instrument,
     rendering,
 )
 
@@ -73,10 +73,7 @@ class ResponseTemplate:
         self.max_iterations = max_iterations
         self.max_output = max_output
         self.max_seconds = max_seconds
-        code = environment.compile(instrument(environment.parse(source)))
-        self._template = environment.template_class.from_code(
-            environment, code, environment.make_globals(None), None
-        )
+        self._template = compile_template(source)
 
     @staticmethod
     def syntax_problem(source: str) -> str | None:

@@ -11,6 +11,12 @@
 
 Templates are compiled once, when the node is built; a template that reads a missing key
 raises ``TemplateError`` naming the template (a graph bug, not a model mistake).
+
+``{{ }}`` and ``{% %}`` templates render in the same limited sandbox as HTTP response
+templates (:mod:`adapters._template_guard`): the state may hold what a model wrote, so every
+loop and size-producing operation counts against :data:`MAX_ITERATIONS`,
+:data:`MAX_OUTPUT` (plus the size of the state) and :data:`MAX_SECONDS`; past a limit the
+render raises ``TemplateError`` naming the template.
 """
 
 from __future__ import annotations
@@ -19,14 +25,25 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from jinja2 import StrictUndefined, TemplateError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2 import TemplateError
 
-__all__ = ["TemplateError", "compile_arguments"]
+from adapters._template_guard import (
+    TemplateLimitError,
+    compile_expression,
+    compile_template,
+    environment,
+    rendering,
+)
+
+__all__ = ["MAX_ITERATIONS", "MAX_OUTPUT", "MAX_SECONDS", "TemplateError", "compile_arguments"]
+
+#: Limits of one template render in a graph node.
+MAX_ITERATIONS = 100_000
+MAX_OUTPUT = 100_000
+MAX_SECONDS = 0.5
 
 _PATH = re.compile(r"^\{\s*([A-Za-z_][\w]*(?:\.[\w]+)*)\s*\}$")
 _EXPRESSION = re.compile(r"^\{\{(?P<expr>(?:(?!\}\}).)*)\}\}$", re.S)
-_ENV = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
 
 Renderer = Callable[[Mapping[str, Any]], Any]
 
@@ -61,7 +78,7 @@ def _attribute(obj: Any, name: str, source: str) -> Any:
     """A plain public attribute of ``obj`` (data, not a method, class or internal)."""
     if not name.startswith("_"):
         value = getattr(obj, name)
-        if not callable(value) and _ENV.is_safe_attribute(obj, name, value):
+        if not callable(value) and environment.is_safe_attribute(obj, name, value):
             return value
     raise TemplateError(
         f"Template {source!r}: attribute {name!r} of {type(obj).__name__} is not readable "
@@ -73,18 +90,19 @@ def _compile_string(text: str) -> Renderer:
     if match := _PATH.match(text):
         return _path(match.group(1), text)
     if match := _EXPRESSION.match(text.strip()):
-        expression = _ENV.compile_expression(match.group("expr"), undefined_to_none=False)
-        return lambda scope: _guard(text, lambda: expression(**scope))
+        expression = compile_expression(match.group("expr"))
+        return lambda scope: _guard(text, scope, lambda: expression(**scope))
     if "{{" in text or "{%" in text:
-        template = _ENV.from_string(text)
-        return lambda scope: _guard(text, lambda: template.render(**scope))
+        template = compile_template(text)
+        return lambda scope: _guard(text, scope, lambda: template.render(**scope))
     return lambda _scope: text
 
 
-def _guard(source: str, render: Callable[[], Any]) -> Any:
+def _guard(source: str, scope: Mapping[str, Any], render: Callable[[], Any]) -> Any:
+    rendering(scope, MAX_ITERATIONS, MAX_OUTPUT, MAX_SECONDS)
     try:
         return render()
-    except TemplateError as exc:
+    except (TemplateError, TemplateLimitError) as exc:
         raise TemplateError(f"Template {source!r}: {exc}") from exc
 
 

@@ -7,15 +7,18 @@ allocated during the render), never timed.
 
 from __future__ import annotations
 
+import re
 import threading
 import tracemalloc
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from jinja2 import TemplateError
 from jinja2.sandbox import SecurityError
 
 from adapters.http import HttpToolset, ResponseTemplate, TemplateLimitError
+from adapters.langgraph.templates import compile_arguments
 from tests.support.orders_service import Recorder, one_tool, serving_orders
 from toolkit import ToolRegistry
 
@@ -188,3 +191,19 @@ async def test_rendering_does_not_run_on_the_event_loop(
         result = await registry.call("t", {"orderId": "o1"})
     assert result.content == "widget gadget "
     assert threads and threads[0] is not threading.main_thread()
+
+
+@pytest.mark.parametrize(
+    ("template", "words"),
+    [
+        ("{% for a in s %}{% for b in s %}{% endfor %}{% endfor %}", "loop iterations"),
+        ("{{ s | center(300000000) }}", "center filter"),
+        ("{{ lipsum(100000) }}", "lipsum()"),
+    ],
+)
+def test_graph_node_templates_keep_the_same_limits(template: str, words: str) -> None:
+    render = compile_arguments({"value": template})
+    with pytest.raises(
+        TemplateError, match=re.escape(f"Template {template!r}: ") + ".*" + re.escape(words)
+    ):
+        render({"s": TEXT})

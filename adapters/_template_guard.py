@@ -1,7 +1,9 @@
-"""The limits of a response-template render, enforced inside Jinja2's immutable sandbox.
+"""The limits of a template render, enforced inside Jinja2's immutable sandbox.
 
-Rules (the one place they live; :class:`~adapters.http.ResponseTemplate` documents them for
-users):
+Used by HTTP response templates (:class:`~adapters.http.ResponseTemplate`, which documents
+them for users) and by the templates of graph nodes (:mod:`adapters.langgraph.templates`).
+Compile with :func:`compile_template` or :func:`compile_expression`, and render after
+:func:`rendering` has set the budget. Rules (the one place they live):
 
 * **Every loop counts.** Each item a ``{% for %}`` loop (recursive calls included) or a
   sequence filter (``list``, ``map``, ``select``, ``sort``, ``join``, ``sum``, ``batch`` ...)
@@ -36,15 +38,17 @@ from functools import wraps
 from types import BuiltinMethodType
 from typing import Any
 
-from jinja2 import StrictUndefined, nodes, pass_context
+from jinja2 import StrictUndefined, Template, TemplateSyntaxError, nodes, pass_context
 from jinja2.defaults import DEFAULT_FILTERS  # type: ignore[attr-defined]
+from jinja2.environment import TemplateExpression
 from jinja2.exceptions import SecurityError
+from jinja2.parser import Parser
 from jinja2.runtime import Context, LoopContext, Macro
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import _PassArg, generate_lorem_ipsum
 from jinja2.visitor import NodeTransformer
 
-from adapters.http._template_sizes import (
+from adapters._template_sizes import (
     CONTAINER_METHODS,
     PLAIN_FILTERS,
     SEQUENCE_FILTERS,
@@ -58,10 +62,10 @@ from adapters.http._template_sizes import (
 __all__ = [
     "MAX_INT_BITS",
     "TemplateLimitError",
+    "compile_expression",
+    "compile_template",
     "environment",
-    "instrument",
     "rendering",
-    "weight",
 ]
 
 #: The largest integer (in bits) a template may compute.
@@ -404,3 +408,30 @@ def _make_environment() -> _Environment:
 
 #: The environment every response template compiles in.
 environment = _make_environment()
+
+
+def compile_template(source: str | nodes.Template) -> Template:
+    """``source`` compiled in :data:`environment`, rewritten so that the limits apply.
+
+    Raises:
+        TemplateSyntaxError: The template does not compile.
+    """
+    parsed = environment.parse(source) if isinstance(source, str) else source
+    return environment.from_string(instrument(parsed))
+
+
+def compile_expression(source: str) -> TemplateExpression:
+    """A Jinja2 expression (``items | length``) as a function of its variables, with limits.
+
+    Raises:
+        TemplateSyntaxError: The expression does not compile.
+    """
+    parser = Parser(environment, source, state="variable")
+    expression = parser.parse_expression()
+    if not parser.stream.eos:
+        raise TemplateSyntaxError(
+            "chunk after expression", parser.stream.current.lineno, None, None
+        )
+    body = [nodes.Assign(nodes.Name("result", "store"), expression, lineno=1)]
+    template = compile_template(nodes.Template(body, lineno=1))
+    return TemplateExpression(template, undefined_to_none=False)
