@@ -23,7 +23,7 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from adapters.action_xml._examples import example_calls, tool_examples
 from adapters.action_xml._observe import (
@@ -145,6 +145,7 @@ class XmlToolCallingModel(BaseChatModel):
     examples: bool = True
     correction_example: bool = False
     tool_specs: list[Any] = Field(default_factory=list)  # ToolSpec objects
+    _shown: tuple[int, list[tuple[str, dict[str, Any]]]] | None = PrivateAttr(default=None)
 
     def __init__(self, model: BaseChatModel | None = None, **kwargs: Any) -> None:
         if model is not None:
@@ -177,7 +178,11 @@ class XmlToolCallingModel(BaseChatModel):
         """``parsed``, or an error when one of its calls copies a few-shot example's call."""
         if not self.examples or not parsed.calls:
             return parsed
-        shown = example_calls(tool_examples(self.tool_specs, correction=self.correction_example))
+        key = hash((id(self.tool_specs), len(self.tool_specs), self.correction_example))
+        if self._shown is None or self._shown[0] != key:
+            examples = tool_examples(self.tool_specs, correction=self.correction_example)
+            self._shown = (key, example_calls(examples))
+        shown = self._shown[1]
         for call in parsed.calls:
             if (call.name, call.arguments) in shown:
                 values = ", ".join(f"{k}={v!r}" for k, v in call.arguments.items())
