@@ -19,6 +19,7 @@ from adapters.action_xml._observe import format_observation, malformed_observati
 from adapters.action_xml._parse import (
     MAX_BLOCK_CHARS,
     MAX_DEPTH,
+    MAX_ELEMENTS,
     ActionCall,
     ParsedAction,
     clean_text,
@@ -30,6 +31,7 @@ from adapters.action_xml._render import render_action, render_tools_prompt
 __all__ = [
     "MAX_BLOCK_CHARS",
     "MAX_DEPTH",
+    "MAX_ELEMENTS",
     "ActionCall",
     "Example",
     "ParsedAction",

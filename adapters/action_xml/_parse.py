@@ -18,6 +18,7 @@ from toolkit.views import html_safe, html_table, html_text
 __all__ = [
     "MAX_BLOCK_CHARS",
     "MAX_DEPTH",
+    "MAX_ELEMENTS",
     "ActionCall",
     "ParsedAction",
     "clean_text",
@@ -29,6 +30,9 @@ __all__ = [
 MAX_BLOCK_CHARS = 1_000_000
 #: The deepest nesting of elements inside an ACTION block.
 MAX_DEPTH = 16
+#: The most elements an ACTION block may hold (each costs a few microseconds to build and
+#: coerce; real calls hold tens).
+MAX_ELEMENTS = 10_000
 
 _OPEN = re.compile(r"<ACTION\s*>", re.IGNORECASE)
 _CLOSE = re.compile(r"</ACTION\s*>", re.IGNORECASE)
@@ -150,6 +154,7 @@ def parse_action(
     *,
     max_chars: int = MAX_BLOCK_CHARS,
     max_depth: int = MAX_DEPTH,
+    max_elements: int = MAX_ELEMENTS,
 ) -> ParsedAction:
     """Read a model's answer: its text for the user and the calls of its first ACTION block.
 
@@ -166,6 +171,7 @@ def parse_action(
             values stay as written.
         max_chars: The largest ACTION block read.
         max_depth: The deepest nesting of elements read.
+        max_elements: The most elements a block may hold.
 
     Returns:
         The parse.
@@ -179,7 +185,7 @@ def parse_action(
             error=f"the block is {len(body)} characters long; the limit is {max_chars}",
         )
     try:
-        root = parse_block(body, max_depth=max_depth)
+        root = parse_block(body, max_depth=max_depth, max_elements=max_elements)
         calls = _calls(root.children, _specs(specs))
     except MalformedAction as exc:
         return ParsedAction(response, error=str(exc))

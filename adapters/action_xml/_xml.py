@@ -142,9 +142,11 @@ def repair(body: str) -> str:
 class _Builder(ContentHandler):
     """SAX events to :class:`Node` objects, CDATA sections marked."""
 
-    def __init__(self, max_depth: int) -> None:
+    def __init__(self, max_depth: int, max_elements: int) -> None:
         super().__init__()
         self.max_depth = max_depth
+        self.max_elements = max_elements
+        self.elements = 0
         self.stack: list[Node] = []
         self.root: Node | None = None
         self.in_cdata = False
@@ -152,6 +154,12 @@ class _Builder(ContentHandler):
     def startElement(self, name: str, attrs: object) -> None:
         if len(self.stack) > self.max_depth:  # the ACTION element itself is not counted
             raise MalformedAction(f"elements are nested more than {self.max_depth} levels deep")
+        self.elements += 1
+        if self.elements > self.max_elements:
+            raise MalformedAction(
+                f"the block holds more than {self.max_elements} elements; send fewer items "
+                "per call, or a long list as JSON in <![CDATA[...]]>"
+            )
         node = Node(name)  # attributes are ignored
         if self.stack:
             self.stack[-1].children.append(node)
@@ -196,8 +204,8 @@ class _Parser(DefusedExpatParser):  # type: ignore[misc]
         self._parser.buffer_size = 1 << 16
 
 
-def _parse(text: str, max_depth: int) -> Node:
-    builder = _Builder(max_depth)
+def _parse(text: str, max_depth: int, max_elements: int) -> Node:
+    builder = _Builder(max_depth, max_elements)
     parser = _Parser()
     parser.setContentHandler(builder)
     parser.setProperty(property_lexical_handler, builder)
@@ -207,7 +215,7 @@ def _parse(text: str, max_depth: int) -> Node:
     return builder.root
 
 
-def parse_block(body: str, *, max_depth: int = 16) -> Node:
+def parse_block(body: str, *, max_depth: int = 16, max_elements: int = 10_000) -> Node:
     """Parse the inside of an ACTION block into a ``Node`` tagged ``ACTION``.
 
     Well-formed XML is parsed as it is; only when that fails is the block repaired (stray
@@ -215,15 +223,15 @@ def parse_block(body: str, *, max_depth: int = 16) -> Node:
 
     Raises:
         MalformedAction: the block is not well-formed (after repair), declares a DTD or
-            entities, or nests too deeply.
+            entities, nests too deeply or holds more than ``max_elements`` elements.
     """
     try:
-        return _parse(body, max_depth)
+        return _parse(body, max_depth, max_elements)
     except (xml.sax.SAXParseException, DefusedXmlException):
         pass
     repaired = repair(body)
     try:
-        return _parse(repaired, max_depth)
+        return _parse(repaired, max_depth, max_elements)
     except xml.sax.SAXParseException as exc:
         line, column = exc.getLineNumber() or 1, exc.getColumnNumber() or 0
         if line == 1:

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import BaseMessage
 
-from adapters.action_xml import XmlToolCallingModel, parse_action, strip_actions
+from adapters.action_xml import MAX_ELEMENTS, XmlToolCallingModel, parse_action, strip_actions
 from adapters.action_xml import _model as model_module
 from adapters.langgraph import RunSummary, build_agent
 from adapters.testing import ScriptedChatModel
@@ -186,3 +186,15 @@ async def test_a_large_answer_is_parsed_off_the_event_loop(monkeypatch: pytest.M
     message = await model.ainvoke("go")
     assert message.tool_calls[0]["args"] == {"query": big}
     assert threads[0] is not threading.main_thread()
+
+
+def test_a_block_of_too_many_elements_is_refused_after_a_bounded_amount_of_work() -> None:
+    def make(n: int) -> str:
+        return "<ACTION><t>" + "<v>1</v>" * n + "</t></ACTION>"
+
+    parsed = parse_action(make(MAX_ELEMENTS + 1))
+    assert parsed.error is not None and f"more than {MAX_ELEMENTS} elements" in parsed.error
+    assert not parsed.calls
+    at_limit = calls_made(lambda: parse_action(make(MAX_ELEMENTS * 2)))
+    far_past = calls_made(lambda: parse_action(make(MAX_ELEMENTS * 8)))
+    assert far_past <= at_limit + 40
