@@ -198,3 +198,36 @@ def test_a_block_of_too_many_elements_is_refused_after_a_bounded_amount_of_work(
     at_limit = calls_made(lambda: parse_action(make(MAX_ELEMENTS * 2)))
     far_past = calls_made(lambda: parse_action(make(MAX_ELEMENTS * 8)))
     assert far_past <= at_limit + 40
+
+
+RECURSIVE = {
+    "type": "object",
+    "properties": {"v": {"$ref": "#/$defs/J"}},
+    "$defs": {
+        "J": {
+            "anyOf": [
+                {"type": "object", "properties": {"k": {"$ref": "#/$defs/J"}}, "required": ["z"]},
+                {"type": "array", "items": {"$ref": "#/$defs/J"}},
+                {"type": "object", "additionalProperties": {"$ref": "#/$defs/J"}},
+                {"type": "integer"},
+            ]
+        }
+    },
+}
+
+
+def test_a_recursive_union_schema_does_not_make_nesting_exponential() -> None:
+    from toolkit import ToolSpec
+
+    spec = ToolSpec(name="t", description="A tool.", input_schema=RECURSIVE)
+
+    def nested(depth: int, leaf: str = "x") -> str:
+        return "<ACTION><t><v>" + "<k>" * depth + leaf + "</k>" * depth + "</v></t></ACTION>"
+
+    shallow = calls_made(lambda: parse_action(nested(6), [spec]))
+    deep = calls_made(lambda: parse_action(nested(12), [spec]))
+    assert deep <= 4 * shallow, f"{shallow} calls at depth 6, {deep} at depth 12"
+    # The reading is the one a full validation picks: no branch fits a string leaf ...
+    assert parse_action(nested(2), [spec]).calls[0].arguments == {"v": {"k": {"k": "x"}}}
+    # ... and with an integer leaf the first branch that fits all the way down is taken.
+    assert parse_action(nested(2, "7"), [spec]).calls[0].arguments == {"v": [[7]]}
