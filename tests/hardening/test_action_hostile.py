@@ -231,3 +231,17 @@ def test_a_recursive_union_schema_does_not_make_nesting_exponential() -> None:
     assert parse_action(nested(2), [spec]).calls[0].arguments == {"v": {"k": {"k": "x"}}}
     # ... and with an integer leaf the first branch that fits all the way down is taken.
     assert parse_action(nested(2, "7"), [spec]).calls[0].arguments == {"v": [[7]]}
+
+
+def test_a_long_answer_streams_through_the_gate_in_small_chunks() -> None:
+    from adapters.action_xml._stream import TextGate
+
+    text = "  " + "word " * 80_000 + "\n```xml\n<ACTION><t><v>1</v></t></ACTION>\n```"
+    gate = TextGate()
+    shown = "".join(gate.feed(text[i : i + 4]) for i in range(0, len(text), 4))
+    assert shown + gate.finish() == ("word " * 80_000).strip()
+    assert gate.closed and gate.buffer == text
+    spaces = TextGate()
+    flood = "a" + " " * 100_000 + "b"
+    streamed = "".join(spaces.feed(flood[i : i + 3]) for i in range(0, len(flood), 3))
+    assert streamed + spaces.finish() == flood
