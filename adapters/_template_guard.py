@@ -33,6 +33,7 @@ from __future__ import annotations
 import builtins
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import wraps
 from types import BuiltinMethodType
@@ -150,11 +151,14 @@ class _Budget:
 _BUDGET: ContextVar[_Budget] = ContextVar("template_budget")
 
 
-def rendering(data: Any, max_iterations: int, max_output: int, seconds: float) -> _Budget:
-    """A fresh budget for rendering ``data``, made current in this context."""
-    budget = _Budget(data, max_iterations, max_output, seconds)
-    _BUDGET.set(budget)
-    return budget
+@contextmanager
+def rendering(data: Any, max_iterations: int, max_output: int, seconds: float) -> Iterator[_Budget]:
+    """A fresh budget for rendering ``data``, current in this context while the block runs."""
+    token = _BUDGET.set(_Budget(data, max_iterations, max_output, seconds))
+    try:
+        yield _BUDGET.get()
+    finally:
+        _BUDGET.reset(token)
 
 
 def _budget() -> _Budget:

@@ -95,14 +95,14 @@ class ResponseTemplate:
 
     def render_strict(self, data: Any) -> str:
         """Render ``data`` or raise (template errors, :class:`TemplateLimitError`)."""
-        rendering(data, self.max_iterations, self.max_output, self.max_seconds)
         if isinstance(data, dict):
             variables = {str(k): v for k, v in data.items()}
             variables.setdefault("data", data)
         else:
             variables = {"data": data}
-        # Memory stays bounded while rendering: the text produced is counted as it is made.
-        text = "".join(self._template.generate(variables))
+        with rendering(data, self.max_iterations, self.max_output, self.max_seconds):
+            # Memory stays bounded while rendering: the text produced is counted as it is made.
+            text = "".join(self._template.generate(variables))
         if len(text) > self.max_output:
             raise TemplateLimitError(f"output longer than {self.max_output} characters")
         return text

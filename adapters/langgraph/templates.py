@@ -99,9 +99,9 @@ def _compile_string(text: str) -> Renderer:
 
 
 def _guard(source: str, scope: Mapping[str, Any], render: Callable[[], Any]) -> Any:
-    rendering(scope, MAX_ITERATIONS, MAX_OUTPUT, MAX_SECONDS)
     try:
-        return render()
+        with rendering(scope, MAX_ITERATIONS, MAX_OUTPUT, MAX_SECONDS):
+            return render()
     except (TemplateError, TemplateLimitError) as exc:
         raise TemplateError(f"Template {source!r}: {exc}") from exc
 
