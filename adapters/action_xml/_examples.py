@@ -41,6 +41,7 @@ _FORMATS = {
 _TEXTY = re.compile(r"content|diff|text|code|body|message|query|script|sql", re.IGNORECASE)
 _SHORT_CDATA_TEXT = "R&D <north wing>"
 _CDATA_TEXT = 'if a < b && c > 0:\n    print("<done> & ok")'
+_MADE_UP = frozenset({_SHORT_CDATA_TEXT, _CDATA_TEXT, *_FORMATS.values()})
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,15 +240,26 @@ def tool_examples(specs: list[ToolSpec], *, correction: bool = False) -> list[Ex
 def example_calls(examples: list[Example]) -> list[tuple[str, dict[str, Any]]]:
     """The calls shown in ``examples`` (the mistaken ones too) that a copy would repeat.
 
-    Only calls with at least one string value count: a call of numbers and flags alone may
-    well be what the user asked for.
+    Only calls holding a value made up here count (an ``"example ..."`` string, the CDATA
+    samples, a format sample): a call whose values all come from the tool's author (enum,
+    default, ``examples``) may well be what the user asked for.
     """
     calls = []
     for example in examples:
         for name, arguments in [*example.calls, *example.before_calls]:
-            if any(isinstance(v, str) for v in arguments.values()):
+            if _made_up(arguments):
                 calls.append((name, arguments))
     return calls
+
+
+def _made_up(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.startswith("example ") or value in _MADE_UP
+    if isinstance(value, dict):
+        return any(_made_up(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_made_up(v) for v in value)
+    return False
 
 
 def _correction(specs: list[ToolSpec]) -> Example | None:

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
@@ -175,3 +175,24 @@ def test_a_call_copied_from_an_example_is_not_run() -> None:
     told = inner.calls[1].messages[-1].content
     assert "copies an example from the instructions" in told
     assert "values from the user's request" in told
+
+
+@mcp_tool
+def set_mode(mode: Literal["fast", "slow"]) -> str:
+    """Set the mode.
+
+    Args:
+        mode: The mode.
+    """
+    return mode
+
+
+def test_a_call_whose_values_all_come_from_the_schema_is_not_taken_for_a_copy() -> None:
+    reg = ToolRegistry()
+    reg.register(set_mode)
+    shown = [call for e in tool_examples(reg.specs()) for call in e.calls]
+    assert ("set_mode", {"mode": "fast"}) in shown
+    inner = ScriptedChatModel(turns=[_call("set_mode", mode="fast")])
+    message = XmlToolCallingModel(inner).bind_tools(reg).invoke("go fast")
+    assert message.tool_calls[0]["args"] == {"mode": "fast"}
+    assert message.response_metadata["action_retries"] == 0
