@@ -9,6 +9,12 @@ fewer rounds, for smoke runs where the figures mean little).
   coercion): the ratio is the price of hardening, repair and coercion. Target: under 100 µs.
 * parse a 1 MB answer (prose, then a small block), against ``str.find`` of ``<ACTION>`` in it,
   the least any parser must do: the ratio shows the scan stays linear.
+* parse a hostile 400 KB answer (a value of 400,000 stray ``<``, the shape that took 4.3 s
+  before the repair went linear), against ``html.escape`` of the same text, the least any
+  repair must do: the ratio shows the constant per character stays small.
+* stream a 1 MB answer in 4-character chunks through the text gate of a streamed answer,
+  against joining the same chunks: the ratio shows streaming stays linear (it re-joined the
+  whole answer per chunk before).
 * render the tools prompt for 50 tools with examples, against ``json.dumps`` of the same tools
   in OpenAI function format (what a function-calling request would carry).
 
@@ -18,6 +24,7 @@ Figures are medians of wall time per operation (µs), one process, one run.
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import statistics
 import sys
@@ -33,6 +40,7 @@ from rich.table import Table
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adapters.action_xml import parse_action, render_tools_prompt
+from adapters.action_xml._stream import TextGate
 from toolkit import ToolSpec
 
 BLOCK = """<ACTION>
@@ -101,6 +109,17 @@ def main() -> int:
     assert expected.error is None and expected.calls[0].arguments["count"] == 2
     big = ("The warehouse report follows. " * 35_000)[:1_000_000] + "\n" + BLOCK
     assert parse_action(big, [SPEC]).calls == expected.calls
+    stray = "<" * 400_000
+    hostile = f"Here.<ACTION><register_people><note>{stray}</note></register_people></ACTION>"
+    assert parse_action(hostile, [SPEC]).calls[0].arguments["note"] == stray
+    chunks = [big[i : i + 4] for i in range(0, len(big), 4)]
+
+    def stream() -> str:
+        gate = TextGate()
+        shown = "".join(gate.feed(chunk) for chunk in chunks)
+        return shown + gate.finish()
+
+    assert stream() == big[: big.index("<ACTION>")].strip()
     specs = _specs(50)
     openai_tools = [
         {
@@ -130,6 +149,22 @@ def main() -> int:
             "str.find",
             "< 20 ms",
             20_000.0,
+        ),
+        (
+            "parse 400 KB of stray '<'",
+            _median_us(lambda: parse_action(hostile, [SPEC]), big_rounds),
+            _median_us(lambda: html.escape(hostile), big_rounds),
+            "html.escape",
+            "< 200 ms",
+            200_000.0,
+        ),
+        (
+            "stream 1 MB in 4-char chunks",
+            _median_us(stream, big_rounds),
+            _median_us(lambda: "".join(chunks), big_rounds),
+            "str.join of the chunks",
+            "< 2 s",
+            2_000_000.0,
         ),
         (
             "render the prompt for 50 tools",

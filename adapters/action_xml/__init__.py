@@ -19,24 +19,30 @@ from adapters.action_xml._observe import format_observation, malformed_observati
 from adapters.action_xml._parse import (
     MAX_BLOCK_CHARS,
     MAX_DEPTH,
+    MAX_ELEMENTS,
     ActionCall,
     ParsedAction,
+    clean_text,
     parse_action,
+    strip_actions,
 )
 from adapters.action_xml._render import render_action, render_tools_prompt
 
 __all__ = [
     "MAX_BLOCK_CHARS",
     "MAX_DEPTH",
+    "MAX_ELEMENTS",
     "ActionCall",
     "Example",
     "ParsedAction",
     "XmlToolCallingModel",
+    "clean_text",
     "format_observation",
     "malformed_observation",
     "parse_action",
     "render_action",
     "render_tools_prompt",
+    "strip_actions",
     "to_tag",
     "tool_examples",
 ]

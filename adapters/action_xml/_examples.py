@@ -3,6 +3,18 @@
 Every example call is built from the tool's input schema and kept only if it validates
 against it, so a prompt never teaches a call that would fail (the deliberate mistake of the
 self-correction example aside).
+
+Rules about copying (small models copy few-shot examples verbatim, values and all):
+
+* Values come from what the tool's author wrote first (``examples``, ``enum``, ``default``,
+  ``format``); a free string otherwise reads as an example (``"example query"``), never as a
+  plausible real value, and an empty default (``[]``, ``{}``, ``""``) is not shown, so a list
+  example shows items.
+* :class:`~adapters.action_xml.XmlToolCallingModel` refuses a call that repeats an example's
+  call exactly (see :func:`example_calls`), so an echoed example never runs.
+* The wrong-then-fixed correction example is optional and off by default: tiny models were
+  seen copying its deliberately wrong call, and every real mistake already gets an error
+  observation written for the model to correct itself.
 """
 
 from __future__ import annotations
@@ -16,7 +28,7 @@ from jsonschema import Draft202012Validator
 from adapters.action_xml._render import _resolve, render_action
 from toolkit import ToolSpec
 
-__all__ = ["Example", "sample_value", "tool_examples"]
+__all__ = ["Example", "example_calls", "sample_value", "tool_examples"]
 
 _FORMATS = {
     "date": "2024-05-17",
@@ -29,6 +41,7 @@ _FORMATS = {
 _TEXTY = re.compile(r"content|diff|text|code|body|message|query|script|sql", re.IGNORECASE)
 _SHORT_CDATA_TEXT = "R&D <north wing>"
 _CDATA_TEXT = 'if a < b && c > 0:\n    print("<done> & ok")'
+_MADE_UP = frozenset({_SHORT_CDATA_TEXT, _CDATA_TEXT, *_FORMATS.values()})
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +80,8 @@ def sample_value(schema: Any, root: dict[str, Any], name: str = "value", index: 
         return schema["const"]
     if isinstance(schema.get("enum"), list) and schema["enum"]:
         return schema["enum"][index % len(schema["enum"])]
-    if "default" in schema and schema["default"] is not None:
+    if "default" in schema and schema["default"] not in (None, [], {}, ""):
+        # An empty default would show an empty element, not how to write the value.
         return schema["default"]
     for key in ("anyOf", "oneOf"):
         if isinstance(schema.get(key), list):
@@ -161,8 +175,14 @@ def _answer(reason: str, name: str, arguments: dict[str, Any]) -> str:
     return f"{reason}\n{render_action([(name, arguments)])}"
 
 
-def tool_examples(specs: list[ToolSpec]) -> list[Example]:
-    """The few-shot examples for ``specs`` (those the tools make possible)."""
+def tool_examples(specs: list[ToolSpec], *, correction: bool = False) -> list[Example]:
+    """The few-shot examples for ``specs`` (those the tools make possible).
+
+    Args:
+        specs: The tools.
+        correction: Add the wrong-then-fixed example (a call missing a required parameter,
+            its error observation, the fixed call). Off by default, see above.
+    """
     examples: list[Example] = []
     # Examples show harmless tools first: read-only ones, never a destructive one if avoidable.
     specs = sorted(
@@ -211,10 +231,35 @@ def tool_examples(specs: list[ToolSpec]) -> list[Example]:
             "The request is already answered above, so no tool is needed: here is the summary you asked for.",
         )
     )
-    correction = _correction(specs)
-    if correction is not None:
-        examples.append(correction)
+    fixed = _correction(specs) if correction else None
+    if fixed is not None:
+        examples.append(fixed)
     return examples
+
+
+def example_calls(examples: list[Example]) -> list[tuple[str, dict[str, Any]]]:
+    """The calls shown in ``examples`` (the mistaken ones too) that a copy would repeat.
+
+    Only calls holding a value made up here count (an ``"example ..."`` string, the CDATA
+    samples, a format sample): a call whose values all come from the tool's author (enum,
+    default, ``examples``) may well be what the user asked for.
+    """
+    calls = []
+    for example in examples:
+        for name, arguments in [*example.calls, *example.before_calls]:
+            if _made_up(arguments):
+                calls.append((name, arguments))
+    return calls
+
+
+def _made_up(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.startswith("example ") or value in _MADE_UP
+    if isinstance(value, dict):
+        return any(_made_up(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_made_up(v) for v in value)
+    return False
 
 
 def _correction(specs: list[ToolSpec]) -> Example | None:

@@ -7,6 +7,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
+import anyio
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import (
@@ -22,14 +23,15 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr
 
+from adapters.action_xml._examples import example_calls, tool_examples
 from adapters.action_xml._observe import (
     format_observation,
     malformed_observation,
     success_observation,
 )
-from adapters.action_xml._parse import ParsedAction, parse_action
+from adapters.action_xml._parse import ParsedAction, clean_text, parse_action, strip_actions
 from adapters.action_xml._render import render_action, render_tools_prompt
 from adapters.action_xml._stream import TextGate
 from toolkit import Tool, ToolRegistry, ToolSpec
@@ -62,9 +64,21 @@ def to_specs(tools: Sequence[Any] | ToolRegistry) -> list[ToolSpec]:
     return specs
 
 
+#: Sent once when an answer that may not call tools holds nothing but an ACTION block.
+FINAL_ANSWER_NOTE = (
+    "Tools are not available for this answer. Answer the user now in plain text, without an "
+    "<ACTION> block, with what you have found so far."
+)
+#: The answer when the model asked for tools again after that note.
+NO_ANSWER = "I stopped before finishing: I could only answer with another tool call."
+#: Above this many characters an answer is parsed in a worker thread, off the event loop.
+THREAD_PARSE_CHARS = 64_000
+
+
 def _text(content: Any) -> str:
+    """The text of a message's content, cleaned (see :func:`clean_text`)."""
     if isinstance(content, str):
-        return content
+        return clean_text(content)
     parts = []
     for block in content or []:
         if isinstance(block, str):
@@ -73,7 +87,7 @@ def _text(content: Any) -> str:
             parts.append(str(block.get("text", "")))
         elif isinstance(block, dict):
             parts.append(f"[{block.get('type', 'content')}]")
-    return "\n".join(parts)
+    return clean_text("\n".join(parts))
 
 
 def _observation(message: ToolMessage, names: dict[str, str]) -> str:
@@ -116,7 +130,11 @@ class XmlToolCallingModel(BaseChatModel):
     Attributes:
         model: The wrapped text-only chat model.
         max_retries: How many times a malformed block is sent back for another answer.
-        examples: Put generated few-shot examples in the tools prompt.
+        examples: Put generated few-shot examples in the tools prompt. A call that repeats an
+            example's call exactly is not run: the model is told to use the values from the
+            request and asked again (counted as a retry).
+        correction_example: Add the wrong-then-fixed example to them (off by default: small
+            models copy its wrong call; see :mod:`adapters.action_xml._examples`).
         tool_specs: The bound tools (set by ``bind_tools``).
     """
 
@@ -125,7 +143,9 @@ class XmlToolCallingModel(BaseChatModel):
     model: BaseChatModel
     max_retries: int = 2
     examples: bool = True
+    correction_example: bool = False
     tool_specs: list[Any] = Field(default_factory=list)  # ToolSpec objects
+    _shown: tuple[int, list[tuple[str, dict[str, Any]]]] | None = PrivateAttr(default=None)
 
     def __init__(self, model: BaseChatModel | None = None, **kwargs: Any) -> None:
         if model is not None:
@@ -150,7 +170,31 @@ class XmlToolCallingModel(BaseChatModel):
         """The system-prompt text for the bound tools (empty with none)."""
         if not self.tool_specs:
             return ""
-        return render_tools_prompt(self.tool_specs, examples=self.examples)
+        return render_tools_prompt(
+            self.tool_specs, examples=self.examples, correction_example=self.correction_example
+        )
+
+    def _checked(self, parsed: ParsedAction) -> ParsedAction:
+        """``parsed``, or an error when one of its calls copies a few-shot example's call."""
+        if not self.examples or not parsed.calls:
+            return parsed
+        key = hash((id(self.tool_specs), len(self.tool_specs), self.correction_example))
+        if self._shown is None or self._shown[0] != key:
+            examples = tool_examples(self.tool_specs, correction=self.correction_example)
+            self._shown = (key, example_calls(examples))
+        shown = self._shown[1]
+        for call in parsed.calls:
+            if (call.name, call.arguments) in shown:
+                values = ", ".join(f"{k}={v!r}" for k, v in call.arguments.items())
+                return ParsedAction(
+                    parsed.response_text,
+                    error=(
+                        f"the call of {call.name} copies an example from the instructions "
+                        f"({values}); call it with the values from the user's request, or "
+                        "answer without a tool"
+                    ),
+                )
+        return parsed
 
     # -- the conversation as the wrapped model sees it ------------------------------------
 
@@ -217,7 +261,12 @@ class XmlToolCallingModel(BaseChatModel):
         config = _inner_config(run_manager)
         if not self.tool_specs:
             reply = self.model.invoke(conversation, config, stop=stop, **kwargs)
-            return ChatResult(generations=[ChatGeneration(message=_plain(reply))])
+            message = _without_action(reply)
+            if message is None:
+                _ask_for_text(conversation, reply)
+                again = self.model.invoke(conversation, config, stop=stop, **kwargs)
+                message = _second_answer(reply, again)
+            return ChatResult(generations=[ChatGeneration(message=message)])
         return self._settle(
             conversation,
             self.model.invoke(conversation, config, stop=stop, **kwargs),
@@ -234,12 +283,12 @@ class XmlToolCallingModel(BaseChatModel):
         stop: list[str] | None,
         **kwargs: Any,
     ) -> ChatResult:
-        parsed = parse_action(_text(reply.content), self.tool_specs)
+        parsed = self._checked(parse_action(_text(reply.content), self.tool_specs))
         retried = 0
         while parsed.error is not None and retried < self.max_retries:
             self._retry_messages(conversation, _text(reply.content), parsed.error)
             reply = self.model.invoke(conversation, config, stop=stop, **kwargs)
-            parsed = parse_action(_text(reply.content), self.tool_specs)
+            parsed = self._checked(parse_action(_text(reply.content), self.tool_specs))
             retried += 1
         return ChatResult(
             generations=[ChatGeneration(message=self._answer(parsed, reply, retried))]
@@ -256,13 +305,19 @@ class XmlToolCallingModel(BaseChatModel):
         config = _inner_config(run_manager)
         gate = TextGate()
         for chunk in self.model.stream(conversation, config, stop=stop, **kwargs):
-            shown = gate.feed(_text(chunk.content)) if self.tool_specs else _text(chunk.content)
+            shown = gate.feed(_text(chunk.content))
             if shown:
                 out = ChatGenerationChunk(message=AIMessageChunk(content=shown))
                 if run_manager:
                     run_manager.on_llm_new_token(shown, chunk=out)
                 yield out
         if not self.tool_specs:
+            tail = gate.finish()
+            if gate.closed:
+                _ask_for_text(conversation, AIMessage(gate.buffer))
+                again = self.model.invoke(conversation, config, stop=stop, **kwargs)
+                tail = _streamed_tail(gate, again)
+            yield from _closing_text(tail, run_manager)
             return
         rest = gate.finish()
         result = self._settle(conversation, AIMessage(gate.buffer), config, stop, **kwargs)
@@ -281,7 +336,12 @@ class XmlToolCallingModel(BaseChatModel):
         config = _inner_config(run_manager)
         reply = await self.model.ainvoke(conversation, config, stop=stop, **kwargs)
         if not self.tool_specs:
-            return ChatResult(generations=[ChatGeneration(message=_plain(reply))])
+            message = _without_action(reply)
+            if message is None:
+                _ask_for_text(conversation, reply)
+                again = await self.model.ainvoke(conversation, config, stop=stop, **kwargs)
+                message = _second_answer(reply, again)
+            return ChatResult(generations=[ChatGeneration(message=message)])
         return await self._asettle(conversation, reply, config, stop, **kwargs)
 
     async def _asettle(
@@ -292,16 +352,23 @@ class XmlToolCallingModel(BaseChatModel):
         stop: list[str] | None,
         **kwargs: Any,
     ) -> ChatResult:
-        parsed = parse_action(_text(reply.content), self.tool_specs)
+        parsed = await self._aparse(_text(reply.content))
         retried = 0
         while parsed.error is not None and retried < self.max_retries:
             self._retry_messages(conversation, _text(reply.content), parsed.error)
             reply = await self.model.ainvoke(conversation, config, stop=stop, **kwargs)
-            parsed = parse_action(_text(reply.content), self.tool_specs)
+            parsed = await self._aparse(_text(reply.content))
             retried += 1
         return ChatResult(
             generations=[ChatGeneration(message=self._answer(parsed, reply, retried))]
         )
+
+    async def _aparse(self, text: str) -> ParsedAction:
+        """:func:`parse_action`, in a worker thread for a long answer (off the event loop)."""
+        if len(text) <= THREAD_PARSE_CHARS:
+            return self._checked(parse_action(text, self.tool_specs))
+        parsed = await anyio.to_thread.run_sync(parse_action, text, self.tool_specs)
+        return self._checked(parsed)
 
     async def _astream(
         self,
@@ -314,13 +381,22 @@ class XmlToolCallingModel(BaseChatModel):
         config = _inner_config(run_manager)
         gate = TextGate()
         async for chunk in self.model.astream(conversation, config, stop=stop, **kwargs):
-            shown = gate.feed(_text(chunk.content)) if self.tool_specs else _text(chunk.content)
+            shown = gate.feed(_text(chunk.content))
             if shown:
                 out = ChatGenerationChunk(message=AIMessageChunk(content=shown))
                 if run_manager:
                     await run_manager.on_llm_new_token(shown, chunk=out)
                 yield out
         if not self.tool_specs:
+            tail = gate.finish()
+            if gate.closed:
+                _ask_for_text(conversation, AIMessage(gate.buffer))
+                again = await self.model.ainvoke(conversation, config, stop=stop, **kwargs)
+                tail = _streamed_tail(gate, again)
+            for out in _closing_text(tail, None):
+                if run_manager:
+                    await run_manager.on_llm_new_token(out.text, chunk=out)
+                yield out
             return
         rest = gate.finish()
         result = await self._asettle(conversation, AIMessage(gate.buffer), config, stop, **kwargs)
@@ -337,9 +413,55 @@ def _inner_config(
     return RunnableConfig(tags=["nostream"])
 
 
-def _plain(reply: BaseMessage) -> AIMessage:
+def _without_action(reply: BaseMessage) -> AIMessage | None:
+    """A tool-less answer as it is, or ``None`` when it holds an ACTION block.
+
+    Rule: with no tools bound (e.g. the final answer after the agent's tool-call limit) the
+    user never sees raw ACTION XML. An answer with a block is asked for again once
+    (:data:`FINAL_ANSWER_NOTE`); see :func:`_second_answer` for what is kept.
+    """
+    raw = _text(reply.content)
+    if strip_actions(raw) is not raw:
+        return None
     usage = reply.usage_metadata if isinstance(reply, AIMessage) else None
-    return AIMessage(content=_text(reply.content), usage_metadata=usage)
+    return AIMessage(content=raw, usage_metadata=usage)
+
+
+def _second_answer(first: BaseMessage, again: BaseMessage) -> AIMessage:
+    """The answer asked for again if it holds no block; else the text around the blocks of
+    the first answer, or of the second; else :data:`NO_ANSWER`."""
+    raw = _text(again.content)
+    second = strip_actions(raw)
+    text = second if second is raw else strip_actions(_text(first.content)) or second
+    usage = again.usage_metadata if isinstance(again, AIMessage) else None
+    metadata = {"action_removed": True}
+    return AIMessage(content=text or NO_ANSWER, usage_metadata=usage, response_metadata=metadata)
+
+
+def _ask_for_text(conversation: list[BaseMessage], reply: BaseMessage) -> None:
+    conversation.append(AIMessage(_text(reply.content)))
+    conversation.append(HumanMessage(FINAL_ANSWER_NOTE))
+
+
+def _streamed_tail(gate: TextGate, again: BaseMessage) -> str:
+    """What follows the text already streamed when a tool-less answer held a block."""
+    shown = gate.buffer[: gate.sent].strip()
+    raw = _text(again.content)
+    second = strip_actions(raw)
+    text = second if second is raw else strip_actions(gate.buffer[gate.sent :]) or second
+    if not text:
+        return "" if shown else NO_ANSWER
+    return f"\n{text}" if shown else text
+
+
+def _closing_text(
+    text: str, run_manager: CallbackManagerForLLMRun | None
+) -> Iterator[ChatGenerationChunk]:
+    if text:
+        out = ChatGenerationChunk(message=AIMessageChunk(content=text))
+        if run_manager:
+            run_manager.on_llm_new_token(text, chunk=out)
+        yield out
 
 
 def _closing(

@@ -15,17 +15,47 @@ from adapters.action_xml._xml import MalformedAction, parse_block
 from toolkit import ToolRegistry, ToolSpec
 from toolkit.views import html_safe, html_table, html_text
 
-__all__ = ["MAX_BLOCK_CHARS", "MAX_DEPTH", "ActionCall", "ParsedAction", "parse_action"]
+__all__ = [
+    "MAX_BLOCK_CHARS",
+    "MAX_DEPTH",
+    "MAX_ELEMENTS",
+    "ActionCall",
+    "ParsedAction",
+    "clean_text",
+    "parse_action",
+    "strip_actions",
+]
 
 #: The largest ACTION block read, in characters; a larger one is Malformed.
 MAX_BLOCK_CHARS = 1_000_000
 #: The deepest nesting of elements inside an ACTION block.
 MAX_DEPTH = 16
+#: The most elements an ACTION block may hold (each costs a few microseconds to build and
+#: coerce; real calls hold tens).
+MAX_ELEMENTS = 10_000
 
 _OPEN = re.compile(r"<ACTION\s*>", re.IGNORECASE)
 _CLOSE = re.compile(r"</ACTION\s*>", re.IGNORECASE)
 _FENCE_BEFORE = re.compile(r"\n?[ \t]*```[A-Za-z]*[ \t]*\n?[ \t]*$")
 _FENCE_AFTER = re.compile(r"\n?[ \t]*```[ \t]*$")
+_FENCE_CLOSE = re.compile(r"[ \t]*\n?[ \t]*```[ \t]*(?=\n|$)")
+
+
+def clean_text(text: str) -> str:
+    """``text`` safe to encode as UTF-8: surrogate pairs joined, lone surrogates as U+FFFD.
+
+    Models (or the JSON decoders before them) can hand over lone surrogates such as
+    ``\\ud800``; Python strings hold them, but UTF-8 cannot encode them, so the XML parser, an
+    HTTP client or a log would raise later. Rule: model text is cleaned once, where it enters
+    the text protocol, so nothing after :func:`parse_action` raises on it.
+    """
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,11 +154,15 @@ def parse_action(
     *,
     max_chars: int = MAX_BLOCK_CHARS,
     max_depth: int = MAX_DEPTH,
+    max_elements: int = MAX_ELEMENTS,
 ) -> ParsedAction:
     """Read a model's answer: its text for the user and the calls of its first ACTION block.
 
     Never raises on model output: an unreadable block gives a ``ParsedAction`` whose
-    ``error`` says what is wrong and where (see :func:`malformed_observation`).
+    ``error`` says what is wrong and where (see :func:`malformed_observation`); lone
+    surrogates are replaced (see :func:`clean_text`), so the text and arguments it returns
+    always encode as UTF-8. Its time is linear in the length of ``text`` with a small
+    constant, whatever the text holds (see :mod:`adapters.action_xml._xml`).
 
     Args:
         text: The model's answer.
@@ -137,11 +171,12 @@ def parse_action(
             values stay as written.
         max_chars: The largest ACTION block read.
         max_depth: The deepest nesting of elements read.
+        max_elements: The most elements a block may hold.
 
     Returns:
         The parse.
     """
-    response, body = _split(text)
+    response, body = _split(clean_text(text))
     if body is None:
         return ParsedAction(response)
     if len(body) > max_chars:
@@ -150,7 +185,7 @@ def parse_action(
             error=f"the block is {len(body)} characters long; the limit is {max_chars}",
         )
     try:
-        root = parse_block(body, max_depth=max_depth)
+        root = parse_block(body, max_depth=max_depth, max_elements=max_elements)
         calls = _calls(root.children, _specs(specs))
     except MalformedAction as exc:
         return ParsedAction(response, error=str(exc))
@@ -160,6 +195,35 @@ def parse_action(
             error="the block holds no tool call; put one element named after the tool inside it",
         )
     return ParsedAction(response, calls)
+
+
+def strip_actions(text: str) -> str:
+    """``text`` without its ACTION blocks (and the code fences around them).
+
+    A text without a block comes back as it is; otherwise the pieces left are trimmed and
+    joined by newlines.
+
+    For answers that must not call tools (a final answer after the tool-call limit): the
+    user never sees raw ACTION XML. An unclosed block is removed up to the end of the text.
+    Linear: each block is found with one search for its start and one for its end.
+    """
+    text = clean_text(text)
+    if _OPEN.search(text) is None:
+        return text
+    kept: list[str] = []
+    pos = 0
+    while (opened := _OPEN.search(text, pos)) is not None:
+        kept.append(_drop_fence(_FENCE_BEFORE, text[pos : opened.start()]))
+        closed = _CLOSE.search(text, opened.end())
+        if closed is None:
+            pos = len(text)
+            break
+        pos = closed.end()
+        after = _FENCE_CLOSE.match(text, pos)
+        if after is not None:
+            pos = after.end()
+    kept.append(text[pos:])
+    return "\n".join(part.strip() for part in kept if part.strip())
 
 
 def _calls(elements: list[Any], specs: list[ToolSpec]) -> list[ActionCall]:

@@ -153,15 +153,20 @@ def _as_specs(tools: ToolRegistry | Iterable[ToolSpec]) -> list[ToolSpec]:
 
 
 def render_tools_prompt(
-    tools: ToolRegistry | Sequence[ToolSpec] | Iterable[ToolSpec], *, examples: bool = True
+    tools: ToolRegistry | Sequence[ToolSpec] | Iterable[ToolSpec],
+    *,
+    examples: bool = True,
+    correction_example: bool = False,
 ) -> str:
     """The system-prompt text that teaches a text-only model the tools and the protocol.
 
     Args:
         tools: A registry or its specs.
         examples: Add few-shot examples generated from these tools and their schemas (a
-            simple value, a list, a nested object, a CDATA value, an answer with no action,
-            a correction after an error observation).
+            simple value, a list, a nested object, a CDATA value, an answer with no action).
+        correction_example: Add the wrong-then-fixed example too (a call missing a required
+            parameter, its error observation, the fixed call). Off by default: small models
+            copy its wrong call (see :mod:`adapters.action_xml._examples`).
 
     Returns:
         The prompt text.
@@ -174,7 +179,7 @@ def render_tools_prompt(
         lines.extend(_tool_lines(spec))
     lines.extend(["", _RULES])
     if examples:
-        shots = tool_examples(specs)
+        shots = tool_examples(specs, correction=correction_example)
         if shots:
             lines.extend(["", "Examples of answers:"])
             for number, shot in enumerate(shots, 1):

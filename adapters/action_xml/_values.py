@@ -1,7 +1,9 @@
 """Element trees to JSON values, guided by the tool's JSON Schema when there is one.
 
 Without a schema a leaf is its text, children all tagged ``item`` are a list, other children
-are an object whose repeated tags are lists. With a schema, text is coerced to the type the
+are an object whose repeated tags are lists. Text is trimmed, except a CDATA section's and
+except a whitespace-only value of a string parameter (``<separator> </separator>`` is
+``" "``): there the spaces are the value. With a schema, text is coerced to the type the
 schema asks for (``"25"`` → 25, ``"true"`` → True, one ``<item>`` → a one-element list, JSON in
 a CDATA for an object or array → the value). A value that cannot be coerced stays as written,
 so that validation names the problem in the registry's own words.
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from contextvars import ContextVar
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -24,6 +27,39 @@ Schema = dict[str, Any]
 
 _INT = re.compile(r"^[-+]?\d+$")
 _FLOAT = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+#: Keywords whose values are subschemas (a dict of them, a list of them, or one).
+_SUBSCHEMA_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas", "$defs"})
+_SUBSCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
+_SUBSCHEMAS = frozenset(
+    {"items", "additionalProperties", "contains", "not", "if", "then", "else", "propertyNames"}
+)
+
+
+class _Reading:
+    """One ``arguments_of`` call: what was read already, and whether it fits its schema.
+
+    ``seen`` maps (node, schema) identity to ``(schema, outcome, value or error, fits)``
+    (the schema object is kept so that its id stays unique); ``fits`` is ``None`` until
+    someone trying a union's branches asks. ``flags`` holds, per value being read, whether
+    everything read inside it fits; ``unions`` counts the unions being tried.
+    """
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple[int, int], tuple[Any, bool, Any, bool | None]] = {}
+        self.flags: list[bool] = []
+        self.unions = 0
+        self.checks: dict[tuple[int, int], tuple[Any, Schema]] = {}
+
+    def check(self, schema: Any, root: Schema, depth: int) -> Schema:
+        """``schema`` down to ``depth`` levels, references resolved (cached per object)."""
+        key = (id(schema), depth)
+        entry = self.checks.get(key)
+        if entry is None:
+            entry = self.checks[key] = (schema, _limited(schema, root, depth))
+        return entry[1]
+
+
+_READING: ContextVar[_Reading] = ContextVar("action_reading")
 _TRUE = frozenset({"true", "yes", "1"})
 _FALSE = frozenset({"false", "no", "0"})
 
@@ -66,7 +102,50 @@ def _loose(node: Node) -> None:
 
 
 def value_of(node: Node, schema: Any, root: Schema) -> Any:
-    """The JSON value ``node`` stands for under ``schema`` (``None``/``{}``: no schema)."""
+    """The JSON value ``node`` stands for under ``schema`` (``None``/``{}``: no schema).
+
+    Rule: reading is linear in the elements times the distinct subschemas. A union
+    (``anyOf``, ``oneOf``, a list of types) takes the first branch under which the value
+    fits; each (element, schema) pair is read once per call and remembered together with
+    whether it fits, which is decided bottom-up (the element's own keywords, then its
+    children's; a leaf's JSON value two levels deep), so a recursive schema cannot make a
+    deeply nested block cost exponential time. The registry validates the whole value later.
+    """
+    reading = _READING.get(None)
+    if reading is None:
+        token = _READING.set(_Reading())
+        try:
+            return value_of(node, schema, root)
+        finally:
+            _READING.reset(token)
+    key = (id(node), id(schema))
+    entry = reading.seen.get(key)
+    if entry is None or (entry[3] is None and reading.unions and entry[1]):
+        reading.flags.append(True)
+        try:
+            value = _value_of(node, schema, root)
+        except MalformedAction as exc:
+            reading.flags.pop()
+            reading.seen[key] = (schema, False, exc, False)
+            raise
+        fits: bool | None = reading.flags.pop()
+        if not reading.unions:
+            fits = None
+        elif fits and schema:
+            # An element's children were checked as they were read: its own keywords are
+            # left. A leaf's value may still be a list or object (one <item>, JSON in a
+            # CDATA): checked two levels deep.
+            fits = _valid(value, reading.check(schema, root, 0 if node.children else 2))
+        entry = reading.seen[key] = (schema, True, value, fits)
+    _, ok, result, fits = entry
+    if not ok:
+        raise result
+    if fits is False and reading.flags:
+        reading.flags[-1] = False
+    return result
+
+
+def _value_of(node: Node, schema: Any, root: Schema) -> Any:
     schema = _resolve(schema, root)
     branches = _branches(schema) if schema else None
     if branches is not None:
@@ -81,24 +160,57 @@ def value_of(node: Node, schema: Any, root: Schema) -> Any:
         if kind is None and _is_item_list(node):
             return [value_of(c, {}, root) for c in node.children]
         return _object_from_children(node.children, schema if kind is None else {}, root)
-    return _scalar(node.text(), schema, root)
+    text = node.text()
+    if kind == "string" and not text:
+        return node.raw_text()
+    return _scalar(text, schema, root)
 
 
 def _first_valid(node: Node, branches: list[Any], root: Schema) -> Any:
-    """The first branch whose coerced value validates; else the value without a schema."""
+    """The first branch under which the value fits; else the value without a schema."""
     text = None if node.children else node.text()
     kinds = {_resolve(b, root).get("type") for b in branches}
     if text == "" and "null" in kinds and not kinds & {"string", "array", "object"}:
         # An empty element is null, unless it can be an empty string, list or object.
         return None
-    for branch in branches:
-        try:
-            value = value_of(node, branch, root)
-        except MalformedAction:
-            continue
-        if _valid(value, {**_resolve(branch, root), "$defs": root.get("$defs", {})}):
-            return value
-    return value_of(node, {}, root)
+    reading = _READING.get()
+    reading.unions += 1
+    try:
+        for branch in branches:
+            reading.flags.append(True)
+            try:
+                value = value_of(node, branch, root)
+            except MalformedAction:
+                continue
+            finally:
+                fits = reading.flags.pop()
+            if fits:
+                return value
+    finally:
+        reading.unions -= 1
+    value = value_of(node, {}, root)
+    if reading.flags:
+        reading.flags[-1] = False  # no branch fits: neither does the union
+    return value
+
+
+def _limited(schema: Any, root: Schema, depth: int) -> Schema:
+    """``schema`` with references resolved down to ``depth`` levels and nothing below."""
+    schema = _resolve(schema, root)
+    out: Schema = {}
+    for key, sub in schema.items():
+        if key in _SUBSCHEMA_MAPS and isinstance(sub, dict):
+            if depth > 0 and key != "$defs":
+                out[key] = {k: _limited(v, root, depth - 1) for k, v in sub.items()}
+        elif key in _SUBSCHEMA_LISTS and isinstance(sub, list):
+            if depth > 0:
+                out[key] = [_limited(v, root, depth - 1) for v in sub]
+        elif key in _SUBSCHEMAS:
+            if depth > 0 and isinstance(sub, dict | bool):
+                out[key] = _limited(sub, root, depth - 1) if isinstance(sub, dict) else sub
+        elif key != "$ref":
+            out[key] = sub
+    return out
 
 
 def _valid(value: Any, schema: Schema) -> bool:
@@ -191,4 +303,8 @@ def arguments_of(call: Node, schema: Schema | None) -> dict[str, Any]:
             )
         return {}
     root = schema or {}
-    return _object_from_children(call.children, root, root)
+    token = _READING.set(_Reading())
+    try:
+        return _object_from_children(call.children, root, root)
+    finally:
+        _READING.reset(token)

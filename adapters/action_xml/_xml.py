@@ -1,11 +1,19 @@
 """The ``<ACTION>`` block as a tree: repair what models get wrong, then parse with defusedxml.
 
-Models write ``a < b && c`` in values and forget to escape. Before parsing, a single linear
-scan escapes every ``&`` that does not start a predefined entity and every ``<`` that does not
-start a tag, a comment, a CDATA section or a declaration, and counts the nesting depth. The
-repaired text goes to defusedxml's SAX parser, which refuses DTDs, entity declarations and
-external references, so nothing is expanded or fetched (the scan already refuses ``<!DOCTYPE``,
-``<!ENTITY`` and ``<?...?>`` with a clearer message; the parser is the second line).
+Models write ``a < b && c`` in values and forget to escape. When a block does not parse as it
+is, a repair escapes every ``&`` that does not start a predefined entity and every ``<`` that
+does not start a tag, a comment, a CDATA section or a declaration. The repaired text goes to
+defusedxml's SAX parser, which refuses DTDs, entity declarations and external references, so
+nothing is expanded or fetched (the repair already refuses ``<!DOCTYPE``, ``<!ENTITY`` and
+``<?...?>`` with a clearer message; the parser is the second line), and which enforces the
+nesting depth.
+
+Rule: reading a block costs time linear in its length with a small constant, whatever it
+holds. Work done in Python is per tag, entity, CDATA section or comment (each several
+characters long), never per character: runs of stray ``<`` and ``&`` are escaped by
+``str.replace`` between the tokens one regular expression finds (its patterns look ahead to
+the next ``<`` or ``>`` at most), and the parser hands over text in buffered runs rather than
+one callback per entity.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ from xml.sax.handler import ContentHandler, property_lexical_handler
 
 try:
     from defusedxml import DefusedXmlException  # type: ignore[import-untyped]
-    from defusedxml.sax import make_parser  # type: ignore[import-untyped]
+    from defusedxml.expatreader import DefusedExpatParser  # type: ignore[import-untyped]
 except ImportError as exc:  # pragma: no cover - depends on the installation
     raise ImportError(
         "adapters.action_xml parses model output with defusedxml, which is not installed. "
@@ -27,9 +35,13 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
 
 __all__ = ["MalformedAction", "Node", "parse_block"]
 
-_TAG = re.compile(r"<(/?)([A-Za-z_][\w.\-]*)(\s[^<>]*)?(/?)>")
-_ENTITY = re.compile(r"&(?:amp|lt|gt|quot|apos|#[0-9]{1,7}|#x[0-9A-Fa-f]{1,6});")
-_SPECIAL = re.compile(r"[<&]")
+#: What the repair keeps as written: tags (whose attributes run to their ``>``, never past
+#: another ``<``) and predefined or numeric entities. Every other ``<`` and ``&`` is escaped.
+_KEEP = re.compile(
+    r"</?[A-Za-z_][\w.\-]*(?:\s[^<>]*)?/?>|&(?:amp|lt|gt|quot|apos|#[0-9]{1,7}|#x[0-9A-Fa-f]{1,6});"
+)
+#: Where the plain-text scan must stop: CDATA sections, comments, declarations.
+_MARKUP = re.compile(r"<[!?]")
 
 
 class MalformedAction(Exception):
@@ -68,84 +80,73 @@ class Node:
             texts[-1] = texts[-1].rstrip()
         return "".join(texts)
 
+    def raw_text(self) -> str:
+        """The value text exactly as written (untrimmed)."""
+        return "".join(t for t, _ in self.parts)
+
     def has_loose_text(self) -> bool:
         """Whether text other than layout whitespace sits beside child elements."""
         return any(c or t.strip() for t, c in self.parts)
 
 
-def repair(body: str, *, max_depth: int) -> str:
-    """Escape stray ``&`` and ``<`` in ``body`` and check its nesting depth (one pass)."""
+def _escape(text: str) -> str:
+    # Text between kept tokens is escaped with str.replace (C, no per-match work); the loop
+    # runs once per tag or entity, each several characters long.
     out: list[str] = []
     pos = 0
-    depth = 0
-    cdata_closes = True  # once a "]]>" search fails, later ones would fail too
-    comment_closes = True
-    while True:
-        found = _SPECIAL.search(body, pos)
-        if found is None:
-            out.append(body[pos:])
-            break
+    for kept in _KEEP.finditer(text):
+        out.append(text[pos : kept.start()].replace("&", "&amp;").replace("<", "&lt;"))
+        out.append(kept.group())
+        pos = kept.end()
+    out.append(text[pos:].replace("&", "&amp;").replace("<", "&lt;"))
+    return "".join(out)
+
+
+def repair(body: str) -> str:
+    """``body`` with stray ``&`` and ``<`` escaped and comments dropped (linear, see above).
+
+    Raises:
+        MalformedAction: an unclosed CDATA section or comment, a declaration or a processing
+            instruction.
+    """
+    out: list[str] = []
+    pos = 0
+    while (found := _MARKUP.search(body, pos)) is not None:
         i = found.start()
-        out.append(body[pos:i])
-        if body[i] == "&":
-            entity = _ENTITY.match(body, i)
-            if entity:
-                out.append(entity.group())
-                pos = entity.end()
-            else:
-                out.append("&amp;")
-                pos = i + 1
-            continue
+        out.append(_escape(body[pos:i]))
         if body.startswith("<![CDATA[", i):
-            end = body.find("]]>", i + 9) if cdata_closes else -1
+            end = body.find("]]>", i + 9)
             if end < 0:
-                cdata_closes = False
                 raise MalformedAction(
                     f"a <![CDATA[ section opened at offset {i} is never closed with ]]>"
                 )
             out.append(body[i : end + 3])
             pos = end + 3
-            continue
-        if body.startswith("<!--", i):
-            end = body.find("-->", i + 4) if comment_closes else -1
+        elif body.startswith("<!--", i):
+            end = body.find("-->", i + 4)
             if end < 0:
-                comment_closes = False
                 raise MalformedAction(f"a comment opened at offset {i} is never closed")
             pos = end + 3
-            continue
-        if body.startswith("<!", i):
+        elif body.startswith("<!", i):
             raise MalformedAction(
                 f"declarations such as <!DOCTYPE or <!ENTITY are not allowed (at offset {i})"
             )
-        if body.startswith("<?", i):
+        else:
             raise MalformedAction(
                 f"processing instructions (<?...?>) are not allowed (at offset {i})"
             )
-        tag = _TAG.match(body, i)
-        if tag is None:
-            out.append("&lt;")
-            pos = i + 1
-            continue
-        closing, _, _, empty = tag.groups()
-        if closing:
-            depth -= 1
-        elif not empty:
-            depth += 1
-            if depth > max_depth:
-                raise MalformedAction(
-                    f"elements are nested more than {max_depth} levels deep (at offset {i})"
-                )
-        out.append(tag.group())
-        pos = tag.end()
+    out.append(_escape(body[pos:]))
     return "".join(out)
 
 
 class _Builder(ContentHandler):
     """SAX events to :class:`Node` objects, CDATA sections marked."""
 
-    def __init__(self, max_depth: int) -> None:
+    def __init__(self, max_depth: int, max_elements: int) -> None:
         super().__init__()
         self.max_depth = max_depth
+        self.max_elements = max_elements
+        self.elements = 0
         self.stack: list[Node] = []
         self.root: Node | None = None
         self.in_cdata = False
@@ -153,6 +154,12 @@ class _Builder(ContentHandler):
     def startElement(self, name: str, attrs: object) -> None:
         if len(self.stack) > self.max_depth:  # the ACTION element itself is not counted
             raise MalformedAction(f"elements are nested more than {self.max_depth} levels deep")
+        self.elements += 1
+        if self.elements > self.max_elements:
+            raise MalformedAction(
+                f"the block holds more than {self.max_elements} elements; send fewer items "
+                "per call, or a long list as JSON in <![CDATA[...]]>"
+            )
         node = Node(name)  # attributes are ignored
         if self.stack:
             self.stack[-1].children.append(node)
@@ -183,10 +190,23 @@ class _Builder(ContentHandler):
         return None
 
 
-def _parse(text: str, max_depth: int) -> Node:
-    builder = _Builder(max_depth)
-    parser = make_parser()  # forbid_entities=True, forbid_external=True
-    parser.forbid_dtd = True
+class _Parser(DefusedExpatParser):  # type: ignore[misc]
+    """defusedxml's SAX parser (no DTD, entities or external references), text buffered."""
+
+    def __init__(self) -> None:
+        super().__init__(forbid_dtd=True, forbid_entities=True, forbid_external=True)
+
+    def reset(self) -> None:
+        super().reset()
+        # One callback per run of text, not one per entity (``&lt;&lt;...`` stays linear
+        # with a small constant).
+        self._parser.buffer_text = True
+        self._parser.buffer_size = 1 << 16
+
+
+def _parse(text: str, max_depth: int, max_elements: int) -> Node:
+    builder = _Builder(max_depth, max_elements)
+    parser = _Parser()
     parser.setContentHandler(builder)
     parser.setProperty(property_lexical_handler, builder)
     parser.feed("<ACTION>" + text + "</ACTION>")
@@ -195,7 +215,7 @@ def _parse(text: str, max_depth: int) -> Node:
     return builder.root
 
 
-def parse_block(body: str, *, max_depth: int = 16) -> Node:
+def parse_block(body: str, *, max_depth: int = 16, max_elements: int = 10_000) -> Node:
     """Parse the inside of an ACTION block into a ``Node`` tagged ``ACTION``.
 
     Well-formed XML is parsed as it is; only when that fails is the block repaired (stray
@@ -203,15 +223,15 @@ def parse_block(body: str, *, max_depth: int = 16) -> Node:
 
     Raises:
         MalformedAction: the block is not well-formed (after repair), declares a DTD or
-            entities, or nests too deeply.
+            entities, nests too deeply or holds more than ``max_elements`` elements.
     """
     try:
-        return _parse(body, max_depth)
+        return _parse(body, max_depth, max_elements)
     except (xml.sax.SAXParseException, DefusedXmlException):
         pass
-    repaired = repair(body, max_depth=max_depth)
+    repaired = repair(body)
     try:
-        return _parse(repaired, max_depth)
+        return _parse(repaired, max_depth, max_elements)
     except xml.sax.SAXParseException as exc:
         line, column = exc.getLineNumber() or 1, exc.getColumnNumber() or 0
         if line == 1:

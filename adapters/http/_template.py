@@ -1,22 +1,28 @@
 """Response templates: :class:`ResponseTemplate`, Jinja2 in its sandbox, with limits.
 
 A template turns the JSON an endpoint returns into text for the model. It is compiled once, at
-load time, in Jinja2's :class:`~jinja2.sandbox.SandboxedEnvironment` (attribute access to
-Python internals is refused), and each render is bounded: loop iterations, output size and
-render time. A render that fails or hits a limit returns the raw JSON with a one-line note,
-never an exception.
+load time, in Jinja2's :class:`~jinja2.sandbox.ImmutableSandboxedEnvironment` (attribute
+access to Python internals and changes to lists and dicts are refused), and each render is
+bounded: loop iterations, the size of every value it builds, the text it produces and its time
+(the rules are in :mod:`adapters._template_guard`). A render that fails or hits a limit
+returns the raw JSON with a one-line note, never an exception. Renders may take up to their
+time limit, so :class:`~adapters.http.HttpTool` runs them in a worker thread, never on the
+event loop.
 """
 
 from __future__ import annotations
 
 import json
-import operator
-import time
-from collections.abc import Iterator
 from typing import Any
 
-from jinja2 import StrictUndefined, TemplateSyntaxError
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2 import TemplateSyntaxError
+
+from adapters._template_guard import (
+    TemplateLimitError,
+    compile_template,
+    environment,
+    rendering,
+)
 
 __all__ = ["ResponseTemplate", "TemplateLimitError"]
 
@@ -26,101 +32,28 @@ MAX_OUTPUT = 100_000
 MAX_SECONDS = 0.5
 
 
-class TemplateLimitError(RuntimeError):
-    """A render went past one of its limits."""
-
-
-class _Budget:
-    __slots__ = ("deadline", "iterations", "max_iterations")
-
-    def __init__(self, max_iterations: int, seconds: float) -> None:
-        self.iterations = 0
-        self.max_iterations = max_iterations
-        self.deadline = time.perf_counter() + seconds
-
-    def tick(self) -> None:
-        self.iterations += 1
-        if self.iterations > self.max_iterations:
-            raise TemplateLimitError(f"more than {self.max_iterations} loop iterations")
-        if not self.iterations & 1023 and time.perf_counter() > self.deadline:
-            raise TemplateLimitError("render time limit reached")
-
-    def range(self, *args: int) -> Iterator[int]:
-        for value in range(*args):
-            self.tick()
-            yield value
-
-
-class _Counted(list[Any]):
-    """A JSON array whose iteration counts against the render's budget."""
-
-    __slots__ = ("budget",)
-
-    def __init__(self, items: list[Any], budget: _Budget) -> None:
-        super().__init__(items)
-        self.budget = budget
-
-    def __iter__(self) -> Iterator[Any]:
-        budget = self.budget
-        for item in super().__iter__():
-            budget.tick()
-            yield item
-
-
-def _deep(value: Any, budget: _Budget) -> Any:
-    """The JSON value with every array counted (objects rebuilt only when they hold one)."""
-    kind = type(value)
-    if kind is list:
-        return _Counted([_deep(v, budget) for v in value], budget)
-    if kind is dict:
-        if any(type(v) is list or type(v) is dict for v in value.values()):
-            return {k: _deep(v, budget) for k, v in value.items()}
-        return value
-    return value
-
-
-class _Environment(SandboxedEnvironment):
-    intercepted_binops = frozenset({"*", "**"})
-
-    def call_binop(self, context: Any, operator_: str, left: Any, right: Any) -> Any:
-        if operator_ == "**" and isinstance(right, int) and right > 64:
-            raise TemplateLimitError("exponent too large")
-        if operator_ == "*":
-            for a, b in ((left, right), (right, left)):
-                if (
-                    isinstance(a, str | list | tuple)
-                    and isinstance(b, int)
-                    and len(a) * b > MAX_OUTPUT
-                ):
-                    raise TemplateLimitError("repeated value too large")
-            return operator.mul(left, right)
-        return super().call_binop(context, operator_, left, right)
-
-    def getattr(self, obj: Any, attribute: str) -> Any:
-        # JSON objects: the key first (``order.items`` is the data, not dict.items), and no
-        # exception on the hot path. Keys are data, never Python internals.
-        if type(obj) is dict:
-            try:
-                return obj[attribute]
-            except KeyError:
-                pass
-        return super().getattr(obj, attribute)
-
-
-_ENV = _Environment(autoescape=False, keep_trailing_newline=False, undefined=StrictUndefined)
-_ENV.undefined = StrictUndefined
-_ENV.globals.pop("range", None)
-
-
 class ResponseTemplate:
     """A Jinja2 template for JSON responses, compiled once and rendered in the sandbox.
 
     The response JSON is the template's context: an object's keys are variables; any other
     value is available as ``data`` (an object is also available as ``data``).
 
+    Limits of one render:
+
+    * every item a loop or a sequence filter goes through, and every macro call, is one
+      iteration (``max_iterations``); ``range()`` is no longer than that;
+    * every size-producing operation (``*``, ``+``, ``~``, ``%``, ``center``, ``indent``,
+      ``replace``, ``join``, ``format``, ``lipsum()``, padding ``str`` methods ...) is checked
+      before it runs: no value may be larger than ``max_output`` plus the size of the response;
+    * the text produced, also inside ``{% set %}`` blocks, macros and filter blocks, may not pass
+      four times that, and the output may not pass ``max_output``;
+    * the deadline (``max_seconds``) is checked at every such operation and every few loop
+      iterations. ``pprint``, ``urlize``, ``str.encode``, ``str.translate`` and methods of
+      numbers are not available.
+
     Args:
         source: The template text.
-        max_iterations: Loop iterations allowed per render.
+        max_iterations: Loop iterations (and macro calls) allowed per render.
         max_output: Characters of output allowed per render.
         max_seconds: Render time allowed.
 
@@ -140,13 +73,13 @@ class ResponseTemplate:
         self.max_iterations = max_iterations
         self.max_output = max_output
         self.max_seconds = max_seconds
-        self._template = _ENV.from_string(source)
+        self._template = compile_template(source)
 
     @staticmethod
     def syntax_problem(source: str) -> str | None:
         """The syntax error of ``source`` with its line, or ``None`` if it compiles."""
         try:
-            _ENV.parse(source)
+            environment.parse(source)
         except TemplateSyntaxError as exc:
             return f"line {exc.lineno}: {exc.message}"
         return None
@@ -162,24 +95,17 @@ class ResponseTemplate:
 
     def render_strict(self, data: Any) -> str:
         """Render ``data`` or raise (template errors, :class:`TemplateLimitError`)."""
-        budget = _Budget(self.max_iterations, self.max_seconds)
-        counted = _deep(data, budget)
-        if isinstance(counted, dict):
-            variables = {str(k): v for k, v in counted.items()}
-            variables.setdefault("data", counted)
+        if isinstance(data, dict):
+            variables = {str(k): v for k, v in data.items()}
+            variables.setdefault("data", data)
         else:
-            variables = {"data": counted}
-        variables["range"] = budget.range
-        parts: list[str] = []
-        size = 0
-        for chunk in self._template.generate(variables):
-            size += len(chunk)
-            if size > self.max_output:
-                raise TemplateLimitError(f"output longer than {self.max_output} characters")
-            parts.append(chunk)
-            if time.perf_counter() > budget.deadline:
-                raise TemplateLimitError("render time limit reached")
-        return "".join(parts)
+            variables = {"data": data}
+        with rendering(data, self.max_iterations, self.max_output, self.max_seconds):
+            # Memory stays bounded while rendering: the text produced is counted as it is made.
+            text = "".join(self._template.generate(variables))
+        if len(text) > self.max_output:
+            raise TemplateLimitError(f"output longer than {self.max_output} characters")
+        return text
 
     def __repr__(self) -> str:
         return f"ResponseTemplate({self.source[:40]!r})"

@@ -23,7 +23,7 @@ def test_every_example_parses_and_every_meant_call_validates(
     make: Callable[[], ToolRegistry],
 ) -> None:
     registry = make()
-    examples = tool_examples(registry.specs())
+    examples = tool_examples(registry.specs(), correction=True)
     assert examples
     for example in examples:
         parsed = parse_action(example.answer, registry)
@@ -46,8 +46,9 @@ def test_the_examples_cover_every_kind_the_tools_allow() -> None:
         "a nested object",
         "a CDATA value",
         "an answer with no action",
-        "a correction after an error",
     ]
+    with_correction = tool_examples(protocol_registry().specs(), correction=True)
+    assert with_correction[-1].title == "a correction after an error"
     cdata = next(
         e for e in tool_examples(protocol_registry().specs()) if e.title == "a CDATA value"
     )
@@ -66,7 +67,9 @@ def test_the_prompt_lists_tools_parameters_and_the_rules() -> None:
     assert "`<names>` (list of string, required)" in prompt
     assert "`<_3d-render>`: Render a scene in 3D." in prompt
     assert "<![CDATA[" in prompt and "<item>" in prompt
-    assert "Example 6 (a correction after an error):" in prompt
+    assert "a correction after an error" not in prompt
+    with_correction = render_tools_prompt(protocol_registry(), correction_example=True)
+    assert "Example 6 (a correction after an error):" in with_correction
     assert "Example" not in render_tools_prompt(protocol_registry(), examples=False)
 
 

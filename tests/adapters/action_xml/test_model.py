@@ -181,9 +181,12 @@ def test_approval_interrupt_and_resume_work_through_the_protocol() -> None:
     )
 
 
-def test_without_tools_the_model_passes_text_through() -> None:
-    model = XmlToolCallingModel(scripted("Just text <ACTION> not parsed"))
-    assert model.invoke("hi").content == "Just text <ACTION> not parsed"
+def test_without_tools_text_passes_through_but_an_action_block_does_not() -> None:
+    assert XmlToolCallingModel(scripted("Just text, a < b")).invoke("hi").content == (
+        "Just text, a < b"
+    )
+    model = XmlToolCallingModel(scripted("Just text <ACTION> not parsed", "Just text."))
+    assert model.invoke("hi").content == "Just text."
 
 
 @pytest.mark.anyio
