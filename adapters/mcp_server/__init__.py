@@ -23,7 +23,7 @@ from adapters.mcp_server._http import DEFAULT_MAX_BODY_BYTES, http_app, serve_ht
 from adapters.mcp_server._serve import serve_command
 from adapters.mcp_server._server import RegistryServer, build_server
 from adapters.mcp_server._stdio import run_stdio, serve_stdio
-from adapters.mcp_server._wire import ERROR_META_KEY
+from adapters.mcp_wire import ERROR_META_KEY
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
