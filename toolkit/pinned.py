@@ -14,7 +14,7 @@ from toolkit.result import ToolResult
 from toolkit.spec import ToolSpec
 from toolkit.tool import Tool
 
-__all__ = ["PinnedTool"]
+__all__ = ["PinnedTool", "unpinned"]
 
 
 class PinnedTool:
@@ -68,6 +68,11 @@ class PinnedTool:
         """Call the inner tool; pinned values are set even if validation was skipped."""
         return await self.inner.call({**self.pinned, **arguments}, context)
 
+    def call_inline(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        """Run a local sync function right here (the invoker's sync path), pins set."""
+        inline = self.inner.call_inline  # type: ignore[attr-defined]
+        return inline({**self.pinned, **arguments}, context)  # type: ignore[no-any-return]
+
     def renamed(self, name: str) -> PinnedTool:
         """The same pinned tool under another name."""
         return PinnedTool(self.inner.renamed(name), self.pinned)
@@ -82,3 +87,10 @@ def _without(spec: ToolSpec, names: set[str]) -> ToolSpec:
     if "required" in schema:
         schema["required"] = [r for r in spec.required if r not in names]
     return replace(spec, input_schema=schema)
+
+
+def unpinned(tool: Tool | None) -> Tool | None:
+    """The tool behind any pins: a pinned local function runs as the function does."""
+    while isinstance(tool, PinnedTool):
+        tool = tool.inner
+    return tool

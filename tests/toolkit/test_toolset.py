@@ -148,3 +148,14 @@ async def test_wrappers_pass_the_lifecycle_through() -> None:
     with source.renamed({}):
         pass  # BaseToolset.close is sync and releases nothing
     assert source.closed == 1
+
+
+def test_a_pinned_local_function_keeps_the_registry_timeout_and_sync_path() -> None:
+    registry = ToolRegistry(timeout=0.2)
+    pinned = ObjectToolset(tools_for_tests.slow_sync).pinned({"slow_sync": {"seconds": 1.0}})
+    registry.add_toolset_sync(pinned)
+    result = registry.call_sync("slow_sync", {})
+    assert result.code == ErrorCode.TIMEOUT, result.content
+    fast = ObjectToolset(greet).pinned({"greet": {"punctuation": "."}})
+    registry.add_toolset_sync(fast)
+    assert registry.call_sync("greet", {"name": "x"}).content == "hello x."
