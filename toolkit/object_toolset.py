@@ -7,8 +7,10 @@ from collections.abc import Iterable
 from types import ModuleType
 
 from toolkit import _scan
-from toolkit.decorator import check_name
+from toolkit.errors import RegistrationError
 from toolkit.function_tool import FunctionTool
+from toolkit.registry import ToolRegistry
+from toolkit.spec import is_valid_name
 from toolkit.tool import Tool
 from toolkit.toolset import BaseToolset
 
@@ -20,7 +22,8 @@ class ObjectToolset(BaseToolset):
 
     Args:
         targets: Modules, dotted module or package names (walked recursively), classes,
-            instances (their decorated methods, bound), functions or ready :class:`Tool` objects.
+            instances (their decorated methods, bound), functions, ready :class:`Tool` objects
+            or registries (their tools).
         namespace: Prefix joined with ``_`` to every name, as in ``registry.scan``.
 
     Example:
@@ -44,7 +47,14 @@ class ObjectToolset(BaseToolset):
     def _named(self, tool: Tool) -> Tool:
         if not self._namespace:
             return tool
-        return tool.renamed(check_name(f"{self._namespace}_{tool.name}", tool))
+        name = f"{self._namespace}_{tool.name}"
+        if not is_valid_name(name):
+            raise RegistrationError(
+                f"Tool {tool.name!r} ({tool.spec.source or 'local'}) becomes {name!r} under "
+                f"namespace {self._namespace!r}, which does not fit ^[a-zA-Z0-9_-]{{1,64}}$; "
+                "use a shorter namespace."
+            )
+        return tool.renamed(name)
 
     def __repr__(self) -> str:
         return f"ObjectToolset({', '.join(map(_label, self._targets))})"
@@ -53,7 +63,9 @@ class ObjectToolset(BaseToolset):
 def _tools_of(targets: Iterable[ModuleType | str | object]) -> list[Tool]:
     out: list[Tool] = []
     for target in targets:
-        if isinstance(target, FunctionTool) or (
+        if isinstance(target, ToolRegistry):
+            out.extend(target.tools())
+        elif isinstance(target, FunctionTool) or (
             not inspect.isroutine(target) and isinstance(target, Tool)
         ):
             out.append(target)

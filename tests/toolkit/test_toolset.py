@@ -159,3 +159,13 @@ def test_a_pinned_local_function_keeps_the_registry_timeout_and_sync_path() -> N
     fast = ObjectToolset(greet).pinned({"greet": {"punctuation": "."}})
     registry.add_toolset_sync(fast)
     assert registry.call_sync("greet", {"name": "x"}).content == "hello x."
+
+
+async def test_a_registry_is_a_source_and_a_long_namespace_is_refused() -> None:
+    local = ToolRegistry()
+    local.register(greet)
+    merged = ToolRegistry()
+    await merged.add_toolset(ObjectToolset(local, namespace="team"))
+    assert merged.names() == ["team_greet"]
+    with pytest.raises(RegistrationError, match=r"becomes 'n{60}_greet'.*shorter namespace"):
+        await ToolRegistry().add_toolset(ObjectToolset(local, namespace="n" * 60))
