@@ -15,7 +15,9 @@ from toolkit.errors import ErrorCode, RegistrationError, ToolError
 from toolkit.function_tool import FunctionTool as FunctionTool
 from toolkit.invoker import Invoker as Invoker
 from toolkit.json_schema_tool import JsonSchemaTool
+from toolkit.object_toolset import ObjectToolset as ObjectToolset
 from toolkit.options import CallOptions
+from toolkit.pinned import PinnedTool as PinnedTool
 from toolkit.policy import Approval, Approver, CallRequest, Decision, Policy, default_policy
 from toolkit.processor import ExceptionProcessor
 from toolkit.registry import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
@@ -32,6 +34,8 @@ from toolkit.result import (
 from toolkit.spec import ToolAnnotations, ToolOptions, ToolSpec
 from toolkit.spec import is_valid_name as is_valid_name
 from toolkit.tool import ArgumentProblem, InvalidArguments, Tool
+from toolkit.toolset import BaseToolset as BaseToolset
+from toolkit.toolset import Toolset
 
 # A library only logs; the application decides where records go (no last-resort stderr output).
 logging.getLogger("toolkit").addHandler(logging.NullHandler())
@@ -67,6 +71,7 @@ __all__ = [
     "ToolRegistry",
     "ToolResult",
     "ToolSpec",
+    "Toolset",
     "default_policy",
     "mcp_tool",
 ]

@@ -85,3 +85,19 @@ def tools_of_object(obj: Any) -> Iterator[Callable[..., Any]]:
                 continue
             seen.add(name)
             yield getattr(obj, name)
+
+
+def find_tools(target: ModuleType | str | object) -> list[Callable[..., Any]]:
+    """Decorated tools of a module, dotted name (packages walked), class or instance, in order."""
+    if isinstance(target, str):
+        target = import_target(target)
+    if not isinstance(target, ModuleType):
+        return list(tools_of_object(target))
+    found: list[Callable[..., Any]] = []
+    seen: set[int] = set()
+    for module in walk_modules(target):
+        for fn in tools_in_module(module):
+            if id(fn) not in seen:
+                seen.add(id(fn))
+                found.append(fn)
+    return found

@@ -50,6 +50,7 @@ from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode, RegistrationError, ToolError
 from toolkit.function_tool import FunctionTool
 from toolkit.options import DEFAULT_OPTIONS, CallOptions
+from toolkit.pinned import unpinned
 from toolkit.policy import Approval, Approver, CallRequest, Policy, default_policy
 from toolkit.processor import ExceptionProcessor, Outcome
 from toolkit.result import CallRecord, ToolResult
@@ -135,7 +136,7 @@ class Invoker:
     ) -> ToolResult:
         """:meth:`call`, blocking: local sync functions run right here (or in a worker thread
         when a timeout applies); other tools run on the shared background loop."""
-        tool = self.tools.get(name)
+        tool = unpinned(self.tools.get(name))
         if tool is None or (isinstance(tool, FunctionTool) and not tool.is_async):
             return drive(self._pipeline(name, arguments, options, SYNC))  # type: ignore[no-any-return]
         return run_sync(self.call, name, arguments, options)
@@ -300,7 +301,7 @@ class Invoker:
     ) -> tuple[ToolResult, int]:
         own = tool.spec.options
         timeout = options.timeout or own.timeout
-        if timeout is None and isinstance(tool, FunctionTool):
+        if timeout is None and isinstance(unpinned(tool), FunctionTool):
             timeout = self.timeout
         budget, attempt = own.retries, 0
         while True:

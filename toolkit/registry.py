@@ -10,7 +10,8 @@ from importlib.metadata import entry_points
 from types import ModuleType
 from typing import Any
 
-from toolkit import _auto_telemetry, _scan
+from toolkit import _auto_telemetry, _bindings, _scan
+from toolkit._sync import run_sync
 from toolkit.context import ToolContext
 from toolkit.decorator import check_name
 from toolkit.errors import RegistrationError
@@ -23,6 +24,7 @@ from toolkit.result import CallRecord, ToolResult
 from toolkit.search import Searchable
 from toolkit.spec import ToolSpec
 from toolkit.tool import Tool
+from toolkit.toolset import Toolset
 
 __all__ = ["ENTRY_POINT_GROUP", "ToolRegistry"]
 
@@ -173,19 +175,19 @@ class ToolRegistry(Searchable):
         Returns:
             The tools added, in a stable order.
         """
-        if isinstance(target, str):
-            target = _scan.import_target(target)
-        if isinstance(target, ModuleType):
-            found: list[Callable[..., Any]] = []
-            seen: set[int] = set()
-            for module in _scan.walk_modules(target):
-                for fn in _scan.tools_in_module(module):
-                    if id(fn) not in seen:
-                        seen.add(id(fn))
-                        found.append(fn)
-        else:
-            found = list(_scan.tools_of_object(target))
-        return [self.register(fn, namespace=namespace) for fn in found]
+        return [self.register(fn, namespace=namespace) for fn in _scan.find_tools(target)]
+
+    async def add_toolset(self, toolset: Toolset) -> list[Tool]:
+        """Add a :class:`~toolkit.Toolset`'s tools, all or nothing, and keep them current.
+
+        Raises:
+            RegistrationError: A name is taken or given twice, or the source cannot list tools.
+        """
+        return await _bindings.bind(self, toolset)
+
+    def add_toolset_sync(self, toolset: Toolset) -> list[Tool]:
+        """:meth:`add_toolset` for sync code."""
+        return run_sync(self.add_toolset, toolset)
 
     def discover(self, group: str = ENTRY_POINT_GROUP) -> list[Tool]:
         """Register tools published by installed distributions under an entry-point group.

@@ -1,4 +1,4 @@
-"""The one rule from a tool's return value to content blocks, and from blocks to each wire.
+"""The neutral content rules: a tool's return value as content blocks, and what a model reads.
 
 A tool that returns an :class:`~toolkit.result.ImageContent`, an ``AudioContent``, a
 ``ResourceContent``, a ``TextContent`` or a list mixing them returns *content*: it reaches an
@@ -7,13 +7,14 @@ as JSON text. Any other value is data: it is serialized by the tool's schema as 
 
 * :func:`content_result` — return value → :class:`~toolkit.result.ToolResult` (or ``None``).
 * :func:`is_content_hint` — a return annotation that declares content (no output schema then).
-* :func:`mcp_content` — result → MCP ``content`` list (what ``tools/call`` sends).
-* :func:`model_blocks` — result → LangChain standard content blocks for a chat model.
+* :func:`model_content` — what a model reads of a result: its text, or the blocks it may see.
+
+Each wire format has its home in its adapter: the MCP result format in ``adapters.mcp_wire``,
+LangChain's content blocks in ``adapters.langchain.messages``.
 """
 
 from __future__ import annotations
 
-import json
 import types
 import typing
 from collections.abc import Sequence
@@ -30,13 +31,12 @@ from toolkit.result import (
 
 __all__ = [
     "CONTENT_TYPES",
+    "USER_ONLY",
     "content_blocks",
     "content_result",
     "for_model",
     "is_content_hint",
-    "mcp_block",
-    "mcp_content",
-    "model_blocks",
+    "model_content",
     "resource_text",
 ]
 
@@ -82,73 +82,28 @@ def is_content_hint(hint: Any) -> bool:
     return False
 
 
-def mcp_content(result: ToolResult) -> list[dict[str, Any]]:
-    """The MCP ``content`` list of ``result``: its blocks, or its text as one text block."""
-    has_text_blocks = any(isinstance(block, TextContent) for block in result.blocks)
-    blocks: list[dict[str, Any]] = [] if has_text_blocks else [_text(result)]
-    blocks.extend(mcp_block(block) for block in result.blocks)
-    if len(blocks) > 1 and blocks[0] == {"type": "text", "text": ""}:
-        del blocks[0]  # content with no text needs no empty text block
-    return blocks
-
-
-def mcp_block(block: Content) -> dict[str, Any]:
-    """One block as an MCP content dict, its audience kept as an annotation."""
-    out = _mcp_block(block)
-    if block.audience:
-        out["annotations"] = {"audience": list(block.audience)}
-    return out
-
-
 def for_model(block: Content) -> bool:
     """Whether a model may read ``block``: not when its audience is only the user."""
     return not block.audience or "assistant" in block.audience
 
 
-def _mcp_block(block: Content) -> dict[str, Any]:
-    if isinstance(block, TextContent):
-        return {"type": "text", "text": block.text}
-    if isinstance(block, ImageContent | AudioContent):
-        return {"type": block.type, "data": block.data, "mimeType": block.mime_type}
-    if block.text is None and block.blob is None:
-        link: dict[str, Any] = {
-            "type": "resource_link",
-            "uri": block.uri,
-            "name": block.name or block.uri,
-        }
-        if block.mime_type:
-            link["mimeType"] = block.mime_type
-        return link
-    resource: dict[str, Any] = {"uri": block.uri}
-    if block.mime_type:
-        resource["mimeType"] = block.mime_type
-    if block.text is not None:
-        resource["text"] = block.text
-    else:
-        resource["blob"] = block.blob
-    return {"type": "resource", "resource": resource}
+#: What a model reads when every block of a result is meant for the user only.
+USER_ONLY = "(The tool's result is meant for the user only.)"
 
 
-def model_blocks(result: ToolResult) -> list[dict[str, Any]]:
-    """``result`` as LangChain standard content blocks a chat model provider accepts.
+def model_content(result: ToolResult) -> str | list[Content]:
+    """What a model reads of ``result``: the text, or the blocks a model may see.
 
-    Images and audio become ``image``/``audio`` blocks with base64 data; a text resource
-    becomes text; a binary resource and a link become text naming them (providers refuse
-    file blocks from tool messages). Never empty: a result with no content says so.
+    A result without blocks is its text. Otherwise the blocks for the assistant (user-only
+    ones stay out), with the text first when no block carries it; :data:`USER_ONLY` when
+    nothing is left.
     """
     if not result.blocks:
-        return [{"type": "text", "text": result.content or _structured_text(result)}]
-    out: list[dict[str, Any]] = []
-    for block in filter(for_model, result.blocks):
-        if isinstance(block, TextContent):
-            out.append({"type": "text", "text": block.text})
-        elif isinstance(block, ImageContent | AudioContent):
-            out.append({"type": block.type, "base64": block.data, "mime_type": block.mime_type})
-        else:
-            out.append({"type": "text", "text": resource_text(block)})
-    if not any(isinstance(b, TextContent) for b in result.blocks) and result.content:
-        out.insert(0, {"type": "text", "text": result.content})
-    return out
+        return result.content
+    shown = [b for b in result.blocks if for_model(b)]
+    if result.content and not any(isinstance(b, TextContent) for b in result.blocks):
+        shown.insert(0, TextContent(text=result.content))
+    return shown or USER_ONLY
 
 
 def resource_text(block: ResourceContent) -> str:
@@ -159,11 +114,3 @@ def resource_text(block: ResourceContent) -> str:
     name = f" {block.name}" if block.name else ""
     mime = f" ({block.mime_type})" if block.mime_type else ""
     return f"{kind}{name}{mime}: {block.uri}"
-
-
-def _text(result: ToolResult) -> dict[str, Any]:
-    return {"type": "text", "text": result.content or _structured_text(result)}
-
-
-def _structured_text(result: ToolResult) -> str:
-    return "" if result.structured is None else json.dumps(result.structured, default=str)

@@ -7,8 +7,9 @@ take a value keep theirs (``--port <int>``).
 
 from __future__ import annotations
 
-from typer._click import Context
 from typer.core import TyperOption
+
+from adapters.cli._typer_private import Context
 
 __all__ = ["flags_take_no_value"]
 

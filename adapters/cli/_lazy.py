@@ -11,10 +11,10 @@ import importlib
 from typing import NamedTuple
 
 import typer
-from typer._click import Command, Context
 from typer.core import TyperCommand, TyperGroup
 
 from adapters._extras import install_hint
+from adapters.cli._typer_private import Command, Context
 
 __all__ = ["LAZY_COMMANDS", "LazyCommand", "LazyGroup"]
 
@@ -37,13 +37,13 @@ LAZY_COMMANDS: dict[str, LazyCommand] = {
         "adapters.cli._core_commands", "call_command", "Call TOOL from TARGET with JSON arguments."
     ),
     "mcp": LazyCommand(
-        "adapters.mcp_client._cli",
+        "adapters.cli._mcp",
         "mcp_app",
         "Talk to the MCP servers of a config file: test, list, call.",
         "mcp",
     ),
     "serve": LazyCommand(
-        "adapters.mcp_server._cli",
+        "adapters.cli._serve",
         "serve_cli",
         "Serve the tools of TARGET as an MCP server.",
         "mcp",

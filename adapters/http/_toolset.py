@@ -20,18 +20,21 @@ from adapters.http._template import ResponseTemplate
 from adapters.http._tool import HttpTool
 from toolkit.network import NetworkPolicy
 from toolkit.registry import ToolRegistry
+from toolkit.tool import Tool
+from toolkit.toolset import BaseToolset
 from toolkit.views import html_safe, html_table
 
 __all__ = ["HttpToolset", "load_http_file"]
 
 
-class HttpToolset:
+class HttpToolset(BaseToolset):
     """HTTP endpoints as tools, with one connection pool per event loop.
 
     Build it with :meth:`from_file`, :meth:`from_config` or :meth:`from_openapi`; every
     constructor checks every tool first and raises one :class:`HttpConfigError` listing all
     problems, so nothing is half-loaded. Close it (``close``/``aclose``, ``with``/``async
-    with``) to release its connections.
+    with``) to release its connections. It is a :class:`toolkit.Toolset`:
+    ``registry.add_toolset_sync(toolset)`` (or ``register_into``) adds its tools.
 
     Args:
         configs: Tool name -> config, already checked.
@@ -181,6 +184,10 @@ class HttpToolset:
             )
             self._clients[loop] = client
         return client
+
+    async def get_tools(self) -> list[Tool]:
+        """The endpoint tools (their list never changes)."""
+        return list(self.tools)
 
     def register_into(self, registry: ToolRegistry, namespace: str | None = None) -> list[str]:
         """Add every tool to ``registry`` (names prefixed ``<namespace>_`` if given).

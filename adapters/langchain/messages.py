@@ -19,7 +19,7 @@ from toolkit.result import (
     TextContent,
     ToolResult,
 )
-from toolkit.wire import for_model, resource_text
+from toolkit.wire import model_content, resource_text
 
 __all__ = ["result_artifact", "result_content", "to_block", "to_tool_message"]
 
@@ -39,19 +39,13 @@ def to_block(block: Content) -> dict[str, Any]:
 
 
 def result_content(result: ToolResult) -> str | list[str | dict[str, Any]]:
-    """What the model reads: the text, or text plus standard blocks when there are others.
+    """What the model reads (the core's :func:`~toolkit.wire.model_content`), as LangChain blocks.
 
     A failure's text is the processor's message, which says it is an error: providers such
     as OpenAI never see ``ToolMessage.status``.
     """
-    if not result.blocks:
-        return result.content
-    shown = [b for b in result.blocks if for_model(b)]  # user-only content stays out
-    if result.content and not any(isinstance(b, TextContent) for b in result.blocks):
-        shown.insert(0, TextContent(text=result.content))
-    if not shown:
-        return "(The tool's result is meant for the user only.)"
-    return [to_block(b) for b in shown]
+    shown = model_content(result)
+    return shown if isinstance(shown, str) else [to_block(b) for b in shown]
 
 
 def result_artifact(result: ToolResult) -> Any:

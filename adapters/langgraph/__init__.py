@@ -13,7 +13,7 @@ require("adapters.langgraph", "langgraph")
 from adapters.langchain.approval import approval_payload, interrupt_approver, to_approval
 from adapters.langgraph.agent import STOP_NOTE, as_registry, build_agent, single_turn_node
 from adapters.langgraph.deterministic import tool_node
-from adapters.langgraph.graph_tool import GraphTool, graph_tool
+from adapters.langgraph.graph_tool import GraphTool, SkillToolset, graph_tool
 from adapters.langgraph.persistence import (
     async_checkpointer,
     async_postgres_checkpointer,
@@ -30,6 +30,7 @@ __all__ = [
     "AgentState",
     "GraphTool",
     "RunSummary",
+    "SkillToolset",
     "ToolCallEntry",
     "ToolSearch",
     "add_usage",

@@ -15,9 +15,18 @@ from jsonschema import Draft202012Validator, ValidationError
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig
 
-from toolkit import ArgumentProblem, InvalidArguments, ToolContext, ToolResult, ToolSpec
+from toolkit import (
+    ArgumentProblem,
+    InvalidArguments,
+    RegistrationError,
+    Tool,
+    ToolContext,
+    ToolResult,
+    ToolSpec,
+)
+from toolkit.toolset import BaseToolset
 
-__all__ = ["GraphTool", "graph_tool"]
+__all__ = ["GraphTool", "SkillToolset", "graph_tool"]
 
 _KINDS = {"type": "type", "required": "missing", "additionalProperties": "unknown"}
 
@@ -168,3 +177,48 @@ def _schema(graph: Any, given: dict[str, Any] | type | None) -> dict[str, Any]:
     schema.pop("title", None)
     schema.setdefault("type", "object")
     return schema
+
+
+class SkillToolset(BaseToolset):
+    """LangGraph skills (compiled graphs as tools) as a :class:`toolkit.Toolset`.
+
+    Skills added later reach every registry the toolset was added to::
+
+        skills = SkillToolset(graph_tool(refund_graph, name="refund_order", description="..."))
+        registry.add_toolset_sync(skills)
+        skills.add(graph_tool(report_graph, name="weekly_report", description="..."))
+
+    Args:
+        skills: The first skills.
+    """
+
+    def __init__(self, *skills: GraphTool) -> None:
+        super().__init__()
+        self._skills: dict[str, GraphTool] = {}
+        for skill in skills:
+            self._put(skill)
+
+    async def get_tools(self) -> list[Tool]:
+        """The skills, in the order they were added."""
+        return list(self._skills.values())
+
+    def add(self, skill: GraphTool) -> GraphTool:
+        """Add a skill; registries holding this toolset get it at once.
+
+        Raises:
+            RegistrationError: The toolset has a skill of that name already.
+        """
+        self._put(skill)
+        self._notify(list(self._skills.values()))
+        return skill
+
+    def _put(self, skill: GraphTool) -> None:
+        if skill.name in self._skills:
+            raise RegistrationError(
+                f"SkillToolset already has a skill named {skill.name!r}; give the new graph "
+                "another name (graph_tool(..., name=...))."
+            )
+        self._skills[skill.name] = skill
+
+    def __repr__(self) -> str:
+        return f"SkillToolset({', '.join(self._skills)})"

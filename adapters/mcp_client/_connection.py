@@ -30,7 +30,6 @@ import anyio.abc
 import httpx2
 import mcp_types
 from mcp import Client
-from mcp.client._transport import TransportStreams
 from mcp.client.session import IncomingMessage, MessageHandlerFnT
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
@@ -44,6 +43,7 @@ from adapters.mcp_client._errors import FailureFacts, is_connection_lost, to_too
 from adapters.mcp_client._handlers import ClientHandlers, client_options, oauth_for
 from adapters.mcp_client._home import HomeLoop
 from adapters.mcp_client._process import ChildProcess, stdio_transport
+from adapters.mcp_client._sdk_private import TransportStreams
 from toolkit.context import ProgressCallback
 from toolkit.errors import ErrorCode, ToolError
 from toolkit.network import NetworkPolicy, NetworkPolicyError

@@ -38,6 +38,8 @@ from toolkit.registry import ToolRegistry
 from toolkit.result import ToolResult
 from toolkit.runtime import get_portal
 from toolkit.spec import is_valid_name
+from toolkit.tool import Tool
+from toolkit.toolset import BaseToolset
 from toolkit.views import html_safe, html_table
 
 __all__ = ["McpClientPool", "ServerStatus"]
@@ -73,7 +75,7 @@ class ServerStatus:
     latency_ms: float | None = None
 
 
-class McpClientPool:
+class McpClientPool(BaseToolset):
     """One long-lived connection per MCP server, shared by every call.
 
     Use it as an async context manager; connections open lazily on first use, each owned by
@@ -93,6 +95,9 @@ class McpClientPool:
 
     Either way its tools can be called from any event loop or thread: calls made away from
     the pool's loop are forwarded to it, and cancelling the caller cancels the call.
+
+    The pool is a :class:`toolkit.Toolset` of every server's tools (each under its server's
+    prefix), so ``await registry.add_toolset(pool.filtered(...).pinned(...))`` works too.
 
     Args:
         servers: A config file path, a ``{"mcpServers": ...}``-style mapping of name to config
@@ -301,6 +306,18 @@ class McpClientPool:
             self._bindings.append((registry, name, start))
         return added
 
+    async def get_tools(self) -> list[Tool]:
+        """Every server's tools, as :meth:`register_into` names them (needs an open pool).
+
+        Raises:
+            RegistrationError: None of a server's tools has a name that fits.
+            ToolError: A server cannot be reached (``UNREACHABLE``…).
+        """
+        tools: list[Tool] = []
+        for name in self.servers:
+            tools.extend(self._fitting(name, await self.tools(name)))
+        return tools
+
     def register_into_sync(
         self,
         registry: ToolRegistry,
@@ -408,6 +425,11 @@ class McpClientPool:
                     continue
                 done.append(tool.name)
             self._registered[key] = done
+        if self._listeners_list():
+            try:
+                self._notify(await self.get_tools())
+            except (RegistrationError, ToolError) as exc:
+                logger.warning("kept the old tools of the pool after %r changed: %s", server, exc)
 
     # -- status ----------------------------------------------------------------------------
 

@@ -28,12 +28,12 @@ from dataclasses import dataclass, field
 import anyio
 import anyio.abc
 import mcp_types
-from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
 
 from adapters.mcp_client._config import McpServerConfig, expand
 from adapters.mcp_client._lines import Line, read_lines
 from adapters.mcp_client._reaper import MARKER_VAR, kill_all, new_marker, server_processes
+from adapters.mcp_client._sdk_private import TransportStreams
 
 __all__ = ["ChildProcess", "minimal_env", "server_command", "stdio_transport"]
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import mcp_types
 
-from adapters.mcp_client._results import to_tool_result
+from adapters.mcp_wire import to_tool_result
 from toolkit import JsonSchemaTool
 from toolkit.context import ToolContext
 from toolkit.result import ToolResult

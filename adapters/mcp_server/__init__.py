@@ -17,13 +17,13 @@ from adapters.mcp_server._approval import ElicitingApprover
 from adapters.mcp_server._auth import BearerGuard, token_from_env
 from adapters.mcp_server._callers import Caller, CallerMap, load_callers
 from adapters.mcp_server._channel import SessionChannel
-from adapters.mcp_server._cli import serve_command
 from adapters.mcp_server._events import BoundedEventStore
 from adapters.mcp_server._factory import AppSettings, create_app
 from adapters.mcp_server._http import DEFAULT_MAX_BODY_BYTES, http_app, serve_http
+from adapters.mcp_server._serve import serve_command
 from adapters.mcp_server._server import RegistryServer, build_server
 from adapters.mcp_server._stdio import run_stdio, serve_stdio
-from adapters.mcp_server._wire import ERROR_META_KEY
+from adapters.mcp_wire import ERROR_META_KEY
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",

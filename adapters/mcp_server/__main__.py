@@ -2,7 +2,7 @@
 
 import typer
 
-from adapters.mcp_server._cli import serve_cli
+from adapters.cli._serve import serve_cli
 
 if __name__ == "__main__":
     typer.run(serve_cli)

@@ -32,7 +32,8 @@ from adapters.mcp_server._log_relay import relaying_logs
 from adapters.mcp_server._paging import ToolListing
 from adapters.mcp_server._rounds import InputRequired, Rounds, state_boundary
 from adapters.mcp_server._search_mode import SEARCH_TOOL, SearchMode
-from adapters.mcp_server._wire import call_result, tool_entry
+from adapters.mcp_server._wire import tool_entry
+from adapters.mcp_wire import call_result
 from toolkit.call_log import caller_scope
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode

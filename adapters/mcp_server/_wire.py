@@ -1,4 +1,4 @@
-"""Translate toolkit specs and results into MCP wire dicts (``tools/list``, ``tools/call``).
+"""A toolkit spec as an MCP ``tools/list`` entry (results: :mod:`adapters.mcp_wire`).
 
 Handlers return plain dicts: the SDK validates them against the negotiated protocol version
 anyway, so building pydantic models first would only double the work.
@@ -8,14 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolkit.result import ToolResult
 from toolkit.spec import ToolSpec
-from toolkit.wire import mcp_content
 
-__all__ = ["ERROR_META_KEY", "call_result", "tool_entry"]
-
-#: ``_meta`` key of a failed result: the toolkit error code and whether retrying can help.
-ERROR_META_KEY = "mcp-toolkit/error"
+__all__ = ["tool_entry"]
 
 
 def tool_entry(spec: ToolSpec) -> dict[str, Any]:
@@ -33,37 +28,3 @@ def tool_entry(spec: ToolSpec) -> dict[str, Any]:
     if annotations:
         entry["annotations"] = annotations
     return entry
-
-
-def call_result(result: ToolResult, spec: ToolSpec | None) -> dict[str, Any]:
-    """The ``tools/call`` result of ``result``: text first, then other blocks, then structure."""
-    out: dict[str, Any] = {
-        "content": mcp_content(result),
-        "isError": result.is_error,
-        "resultType": "complete",
-    }
-    if result.is_error:
-        if result.error is not None:
-            out["_meta"] = {
-                ERROR_META_KEY: {
-                    "code": result.error.code.value,
-                    "retryable": result.error.retryable,
-                }
-            }
-        return out
-    if result.structured is not None:
-        out["structuredContent"] = _structured(result.structured, spec)
-    return out
-
-
-def _structured(value: Any, spec: ToolSpec | None) -> Any:
-    # The output schema describes an object; a non-object result travels as {"result": ...}.
-    if spec is not None and spec.wraps_result and not _is_wrapped(value):
-        return {"result": value}
-    if not isinstance(value, dict):
-        return {"result": value}
-    return value
-
-
-def _is_wrapped(value: Any) -> bool:
-    return isinstance(value, dict) and set(value) == {"result"}

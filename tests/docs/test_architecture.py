@@ -66,3 +66,41 @@ def test_the_scan_sees_lazy_and_by_name_imports() -> None:
         "def f():\n    from adapters.otel import x\nLAZY = 'adapters.mcp_server._cli'\n"
     )
     assert _referenced(tree) == {"otel", "mcp_server"}
+
+
+PATH = re.compile(r"`([\w./<>-]+\.(?:py|toml|md)|[\w./<>-]+/)`")
+
+
+def _where_to_change() -> dict[str, list[str]]:
+    """Each row of the "where to make a change" table: the change -> the paths it names."""
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text()
+    table = text.split("<!-- where to change: begin -->")[1].split("<!-- where to change: end -->")[
+        0
+    ]
+    rows: dict[str, list[str]] = {}
+    for row in table.strip().splitlines()[2:]:
+        change, files = row.split("|")[1:3]
+        rows[change.strip()] = PATH.findall(files)
+    return rows
+
+
+def test_the_files_the_change_table_names_exist() -> None:
+    rows = _where_to_change()
+    assert {"a new per-call option", "a new source", "a new sink", "a new error code"} <= set(rows)
+    for change, paths in rows.items():
+        assert paths, change
+        for path in paths:
+            if "<" in path:  # a package the reader creates: its parent must exist
+                path = path.split("<")[0]
+            assert (ROOT / path).exists(), f"{change}: {path} does not exist"
+
+
+def test_a_new_per_call_option_touches_at_most_three_files() -> None:
+    assert len(_where_to_change()["a new per-call option"]) <= 3
+
+
+def test_the_change_table_scan_reads_paths() -> None:
+    assert PATH.findall("`toolkit/options.py` (x), `adapters/<name>/`, `ToolRegistry`") == [
+        "toolkit/options.py",
+        "adapters/<name>/",
+    ]

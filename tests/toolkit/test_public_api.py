@@ -40,6 +40,7 @@ SURFACE = {
     "default_policy",
     # new tool sources
     "Tool",
+    "Toolset",
     "ToolSpec",
     "ToolAnnotations",
     "ToolOptions",

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from adapters.mcp_client._cli import mcp_app
+from adapters.cli._mcp import mcp_app
 from tests.adapters.mcp_client.conftest import SERVERS, stdio
 
 
@@ -60,7 +60,7 @@ def test_a_server_question_is_asked_at_the_terminal(monkeypatch: pytest.MonkeyPa
 
     import anyio
 
-    from adapters.mcp_client._cli import ask_on_terminal
+    from adapters.cli._mcp import ask_on_terminal
 
     monkeypatch.setattr("sys.stdin", io.StringIO("Ada\n\ny\ny\n"))
     schema = {

@@ -130,7 +130,7 @@ async def test_remote_resources_reach_a_model_as_text_it_can_send(peers: Path) -
 
 async def test_content_for_the_user_only_is_not_sent_to_the_model(peers: Path) -> None:
     from adapters.langchain.messages import result_content
-    from toolkit.wire import mcp_content
+    from adapters.mcp_wire import mcp_content
 
     async with McpClientPool(_everything(peers)) as pool:
         debug = await pool.call(

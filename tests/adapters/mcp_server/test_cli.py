@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
+from adapters.cli._serve import app
 from adapters.mcp_server import serve_command, token_from_env
-from adapters.mcp_server._cli import app
 
 TARGET = "tests.support.served_registry:registry"
 

@@ -14,9 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from adapters.mcp_client._config import McpConfigError
-from adapters.mcp_client._oauth import token_path
-from adapters.mcp_client._pool import McpClientPool
+from adapters.mcp_client import McpClientPool, McpConfigError, token_path
 from toolkit import Approval, CallRequest, ToolRegistry, ToolResult
 from toolkit.errors import ToolError
 from toolkit.interaction import Elicitation
