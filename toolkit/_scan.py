@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from types import ModuleType
 from typing import Any
 
@@ -62,26 +62,56 @@ def _class_level_tools(cls: type) -> Iterator[Callable[..., Any]]:
             yield getattr(cls, name)
 
 
-def tools_of_object(obj: Any) -> Iterator[Callable[..., Any]]:
-    """Decorated methods of an instance (bound) or a class (static and class methods only)."""
-    if inspect.isclass(obj):
-        instance_methods = [
-            n
-            for n, raw in vars(obj).items()
-            if inspect.isfunction(raw) and definition_of(raw) is not None
-        ]
-        if instance_methods:
-            raise RegistrationError(
-                f"{obj.__qualname__} has instance methods marked @mcp_tool "
-                f"({', '.join(instance_methods)}); they need an instance. Scan an instance: "
-                f"registry.scan({obj.__name__}(...))."
-            )
-        yield from _class_level_tools(obj)
-        return
-    seen: set[str] = set()
-    for klass in type(obj).__mro__:
+def methods_of_object(
+    obj: Any,
+    *,
+    public: bool,
+    include: Collection[str] | None = None,
+    exclude: Collection[str] = (),
+) -> Iterator[tuple[str, Callable[..., Any]]]:
+    """``(attribute name, method)`` of the tools an object offers, in definition order.
+
+    Decorated methods always; with ``public``, every other method its classes define too,
+    except names with a leading underscore (dunders included), properties and other
+    descriptors, and what built-in bases such as ``object`` or ``dict`` bring. ``include``
+    keeps only the names listed, ``exclude`` leaves names out; a name that is no method of
+    the object is a :class:`RegistrationError` (a typo would otherwise pass unnoticed).
+    """
+    is_class = inspect.isclass(obj)
+    owner = obj if is_class else type(obj)
+    found: dict[str, Any] = {}
+    for klass in owner.__mro__:
+        if klass.__module__ == "builtins":
+            continue
         for name, raw in vars(klass).items():
-            if name in seen or definition_of(raw) is None:
-                continue
-            seen.add(name)
-            yield getattr(obj, name)
+            if name not in found and _offered(name, raw, public):
+                found[name] = raw
+    wanted = (*(include or ()), *exclude)
+    unknown = [n for n in wanted if n not in found]
+    if unknown:
+        raise RegistrationError(
+            f"Cannot scan {owner.__qualname__}: {', '.join(map(repr, unknown))} "
+            f"{'is' if len(unknown) == 1 else 'are'} not among its methods. Methods found: "
+            f"{', '.join(found) or '(none)'}."
+        )
+    chosen = [n for n in found if (include is None or n in include) and n not in set(exclude)]
+    if is_class:
+        needs_instance = [n for n in chosen if inspect.isfunction(found[n])]
+        if needs_instance:
+            what = "to register" if public else "marked @mcp_tool"
+            how = ", public=True), or leave them out with exclude=[...]." if public else ")."
+            raise RegistrationError(
+                f"{owner.__qualname__} has instance methods {what} "
+                f"({', '.join(needs_instance)}); they need an instance. Scan an instance: "
+                f"registry.scan({owner.__name__}(...){how}"
+            )
+    for name in chosen:
+        yield name, getattr(obj, name)
+
+
+def _offered(name: str, raw: Any, public: bool) -> bool:
+    if definition_of(raw) is not None:
+        return callable(getattr(raw, "__func__", raw))
+    if not public or name.startswith("_"):
+        return False
+    return inspect.isfunction(raw) or isinstance(raw, staticmethod | classmethod)

@@ -53,6 +53,7 @@ from toolkit.options import DEFAULT_OPTIONS, CallOptions
 from toolkit.policy import Approval, Approver, CallRequest, Policy, default_policy
 from toolkit.processor import ExceptionProcessor, Outcome
 from toolkit.result import CallRecord, ToolResult
+from toolkit.schema._serialize import first_mismatch
 from toolkit.tool import ArgumentProblem, InvalidArguments, Tool
 
 __all__ = ["DEFAULT_TIMEOUT", "Invoker", "new_call_id"]
@@ -93,6 +94,8 @@ class Invoker:
         retry_wait: ``(initial, max)`` seconds of the exponential backoff between attempts.
         timeout: Seconds a local function may run when neither it nor the call sets a timeout
             (``None``: no limit).
+        strict_output: Whether a return value that breaks its tool's output schema fails the
+            call, for tools that do not decide themselves (``strict_output=None``).
     """
 
     def __init__(
@@ -106,6 +109,7 @@ class Invoker:
         on_record: Callable[[CallRecord], None] | None = None,
         retry_wait: tuple[float, float] = (0.2, 2.0),
         timeout: float | None = DEFAULT_TIMEOUT,
+        strict_output: bool = False,
     ) -> None:
         self.tools = tools
         self.processor = processor
@@ -115,6 +119,8 @@ class Invoker:
         self.on_record = on_record
         self.retry_wait = retry_wait
         self.timeout = timeout
+        self.strict_output = strict_output
+        self._loose_warned: set[str] = set()
 
     # -- entry points: one path, two ways of waiting -------------------------------------------
 
@@ -180,6 +186,7 @@ class Invoker:
             started,
             t0,
             options,
+            result.output_mismatch,
         )
         return result
 
@@ -223,25 +230,37 @@ class Invoker:
                 elif spec.options.unknown_params == "error" and not open_schema:
                     problems.append(_messages.unknown_param(key, spec))
             args = {k: v for k, v in args.items() if k in props or open_schema}
+        validated: dict[str, Any] | None
         try:
             validated = tool.validate(args)
         except InvalidArguments as exc:
-            retried = (
-                _arguments.decode_json_strings(tool, args, exc)
-                if spec.options.coerce_json_strings
-                else None
-            )
-            validated = None
-            if retried is not None:
-                try:
-                    validated = tool.validate(retried)
-                except InvalidArguments as again:
-                    exc = again
+            validated, exc = self._recover(tool, args, exc)
             if validated is None:
                 problems.extend(exc.problems)
         if problems:
             raise _Failed(self._processed(_messages.invalid_params(spec, problems)))
         return validated  # type: ignore[return-value]
+
+    def _recover(
+        self, tool: Tool, args: dict[str, Any], exc: InvalidArguments
+    ) -> tuple[dict[str, Any] | None, InvalidArguments]:
+        """Validate again after the fallbacks (only once validation failed: the usual call
+        pays nothing): nulls that mean "not given" dropped, then JSON strings decoded."""
+        validated = None
+        lean = _arguments.drop_nulls(tool, args, exc)
+        if lean is not None:
+            try:
+                return tool.validate(lean), exc
+            except InvalidArguments as again:
+                args, exc = lean, again
+        if tool.spec.options.coerce_json_strings:
+            retried = _arguments.decode_json_strings(tool, args, exc)
+            if retried is not None:
+                try:
+                    validated = tool.validate(retried)
+                except InvalidArguments as again:
+                    exc = again
+        return validated, exc
 
     async def _decide(
         self,
@@ -303,7 +322,10 @@ class Invoker:
             attempt += 1
             ctx.attempt = attempt
             try:
-                return await wait.run(tool, args, ctx, timeout), attempt
+                result: ToolResult = await wait.run(tool, args, ctx, timeout)
+                if result.output_mismatch is not None:
+                    self._loose_output(tool, result)
+                return result, attempt
             except options.propagate:
                 raise
             except (KeyboardInterrupt, GeneratorExit):
@@ -322,6 +344,26 @@ class Invoker:
                 return self._fail(tool.name, outcome.error, ref, args), attempt
 
     # -- helpers -------------------------------------------------------------------------------
+
+    def _loose_output(self, tool: Tool, result: ToolResult) -> None:
+        """A return value that breaks the output schema: raise it for a strict tool (a failed
+        call, processed as any tool error); else warn once per tool and let the call succeed."""
+        mismatch = result.output_mismatch
+        assert mismatch is not None
+        strict = tool.spec.options.strict_output
+        if strict or (strict is None and self.strict_output):
+            raise mismatch
+        if tool.name not in self._loose_warned:
+            self._loose_warned.add(tool.name)
+            log.warning(
+                "tool %s returned a value that does not match its declared return type %s "
+                "(first mismatch: %s); the model got the value as plain JSON, without a "
+                "structured result. Fix the annotation, or use @mcp_tool(strict_output=True) "
+                "to make such values errors. (Shown once per tool.)",
+                tool.name,
+                mismatch.details.get("expected", "?"),
+                first_mismatch(mismatch),
+            )
 
     def _outcome(self, exc: BaseException, tool: Tool, ref: str, args: Any) -> Outcome:
         own = tool.spec.options.processor
@@ -381,6 +423,7 @@ class Invoker:
         started: float,
         t0: float,
         options: CallOptions,
+        mismatch: ToolError | None = None,
     ) -> CallRecord:
         record = CallRecord(
             call_id=ref,
@@ -392,6 +435,7 @@ class Invoker:
             attempts=attempts,
             decision=decision,
             started_at=started,
+            output_mismatch=None if mismatch is None else first_mismatch(mismatch),
         )
         if log.isEnabledFor(logging.INFO):
             log.info("call %s %s -> %s%s", ref, name, outcome, f" {code.value}" if code else "")

@@ -5,14 +5,14 @@ from __future__ import annotations
 import inspect
 import logging
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from importlib.metadata import entry_points
 from types import ModuleType
 from typing import Any
 
 from toolkit import _scan
 from toolkit.context import ToolContext
-from toolkit.decorator import check_name
+from toolkit.decorator import check_name, definition_of
 from toolkit.errors import RegistrationError
 from toolkit.function_tool import FunctionTool
 from toolkit.invoker import DEFAULT_TIMEOUT, Invoker
@@ -46,6 +46,10 @@ class ToolRegistry:
         timeout: Seconds a local function may run when neither its decorator nor the call sets
             a timeout (default 300; ``None``: no limit).
         retry_wait: ``(initial, max)`` seconds of the backoff between retries.
+        strict_output: Make a return value that breaks its tool's output schema a failed call
+            (``EXECUTION_ERROR``) for every tool that does not set ``strict_output`` itself.
+            Default ``False``: the call succeeds, the model gets the value as plain JSON
+            without a structured copy, and a warning names the mismatch once per tool.
 
     Example:
         >>> registry = ToolRegistry()
@@ -63,6 +67,7 @@ class ToolRegistry:
         history: int = 1000,
         timeout: float | None = DEFAULT_TIMEOUT,
         retry_wait: tuple[float, float] = (0.2, 2.0),
+        strict_output: bool = False,
     ) -> None:
         self._tools: dict[str, Tool] = {}
         self._subscribers: list[Callable[[CallRecord], None]] = []
@@ -77,6 +82,7 @@ class ToolRegistry:
             on_record=self._on_record,
             retry_wait=retry_wait,
             timeout=timeout,
+            strict_output=strict_output,
         )
 
     # -- configuration -------------------------------------------------------------------------
@@ -85,6 +91,19 @@ class ToolRegistry:
     def processor(self) -> ExceptionProcessor:
         """The exception processor of every call."""
         return self.invoker.processor
+
+    def output_enforced(self, spec: ToolSpec) -> bool:
+        """Whether every successful result of this tool matches its output schema.
+
+        True for a tool whose output is strict (its own ``strict_output``, else the
+        registry's): a value that breaks the schema fails the call instead. Only then is the
+        output schema a promise a server may publish (MCP clients reject a result that breaks
+        a published ``outputSchema``).
+        """
+        strict = spec.options.strict_output
+        return spec.output_schema is not None and (
+            strict if strict is not None else self.invoker.strict_output
+        )
 
     # -- adding and removing -------------------------------------------------------------------
 
@@ -155,22 +174,45 @@ class ToolRegistry:
         return tool
 
     def scan(
-        self, target: ModuleType | str | object, *, namespace: str | None = None
+        self,
+        target: ModuleType | str | object,
+        *,
+        namespace: str | None = None,
+        public: bool = False,
+        include: Collection[str] | None = None,
+        exclude: Collection[str] = (),
     ) -> list[Tool]:
-        """Register every ``@mcp_tool`` found in ``target``.
+        """Register every ``@mcp_tool`` found in ``target``, or every public method of an object.
 
         Args:
             target: A module, a dotted module or package name (a package is walked
                 recursively), a class (its static and class methods) or an instance (its
                 decorated methods, bound to it).
             namespace: Prefix for every name found.
+            public: For an instance or a class: also every method its classes define without
+                ``@mcp_tool`` (no leading underscore; properties, dunders and what ``object``
+                and other built-in bases bring are left out), each registered as if decorated
+                bare. Existing code needs no edit.
+            include: For an instance or a class: only these method names.
+            exclude: For an instance or a class: leave these method names out.
 
         Returns:
             The tools added, in a stable order.
+
+        Raises:
+            RegistrationError: A name is taken, a method cannot be a tool (the message names
+                it; leave it out with ``exclude``), ``include``/``exclude`` name no method, or
+                those options were given for a module.
         """
         if isinstance(target, str):
             target = _scan.import_target(target)
         if isinstance(target, ModuleType):
+            if public or include is not None or exclude:
+                raise RegistrationError(
+                    f"Cannot scan module {target.__name__!r} with public/include/exclude: they "
+                    "select the methods of an object or a class. Decorate the module's "
+                    "functions with @mcp_tool, or register them one by one."
+                )
             found: list[Callable[..., Any]] = []
             seen: set[int] = set()
             for module in _scan.walk_modules(target):
@@ -178,9 +220,21 @@ class ToolRegistry:
                     if id(fn) not in seen:
                         seen.add(id(fn))
                         found.append(fn)
-        else:
-            found = list(_scan.tools_of_object(target))
-        return [self.register(fn, namespace=namespace) for fn in found]
+            return [self.register(fn, namespace=namespace) for fn in found]
+        methods = _scan.methods_of_object(target, public=public, include=include, exclude=exclude)
+        return [self._register_method(name, fn, namespace) for name, fn in methods]
+
+    def _register_method(
+        self, attribute: str, method: Callable[..., Any], namespace: str | None
+    ) -> Tool:
+        try:
+            return self.register(method, namespace=namespace)
+        except RegistrationError as exc:
+            if definition_of(method) is not None:
+                raise
+            raise RegistrationError(
+                f"{exc} Or leave it out: scan(..., exclude=[{attribute!r}])."
+            ) from exc
 
     def discover(self, group: str = ENTRY_POINT_GROUP) -> list[Tool]:
         """Register tools published by installed distributions under an entry-point group.

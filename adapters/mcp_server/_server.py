@@ -114,7 +114,11 @@ class RegistryServer(Server[Any]):
         """The current tool listing (rebuilt after the registry changes)."""
         listing = self._listing
         if listing is None:
-            entries = [tool_entry(spec) for spec in self.registry.specs()]
+            registry = self.registry
+            entries = [
+                tool_entry(spec, output_schema=registry.output_enforced(spec))
+                for spec in registry.specs()
+            ]
             listing = self._listing = ToolListing.build(entries, self._page_size)
         return listing
 
