@@ -10,7 +10,7 @@ keys they return. ``registry`` serves one desk over MCP:
 from __future__ import annotations
 
 from itertools import count
-from typing import Any, Dict, List, Optional, Union  # noqa: UP035 - written as such code is
+from typing import Any, Dict, List, Union  # noqa: UP035 - written as such code is
 
 from toolkit import ToolRegistry
 
@@ -84,8 +84,8 @@ class TravelDesk:
 
     def list_bookings(
         self,
-        guest: Optional[str] = None,
-        limit: int = 10,  # noqa: UP045
+        guest: str | None = None,
+        limit: int = 10,
     ) -> List[Dict[str, Any]]:  # noqa: UP006
         """List bookings, newest first.
 
