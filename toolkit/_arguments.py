@@ -99,6 +99,32 @@ def unreadable(exc: BaseException) -> ToolError:
     )
 
 
+def recover(
+    tool: Tool, args: dict[str, Any], exc: InvalidArguments
+) -> tuple[dict[str, Any] | None, InvalidArguments]:
+    """Validate again after the fallbacks, once validation failed (so the usual call pays
+    nothing): nulls that mean "not given" dropped, then JSON strings decoded.
+
+    Returns:
+        ``(validated, problems)``: the validated arguments, or ``None`` with the problems of
+        the last attempt.
+    """
+    lean = drop_nulls(tool, args, exc)
+    if lean is not None:
+        try:
+            return tool.validate(lean), exc
+        except InvalidArguments as again:
+            args, exc = lean, again
+    if tool.spec.options.coerce_json_strings:
+        retried = decode_json_strings(tool, args, exc)
+        if retried is not None:
+            try:
+                return tool.validate(retried), exc
+            except InvalidArguments as again:
+                exc = again
+    return None, exc
+
+
 def drop_nulls(tool: Tool, args: dict[str, Any], exc: InvalidArguments) -> dict[str, Any] | None:
     """Arguments without the ``null`` values that mean "not given".
 

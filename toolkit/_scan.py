@@ -7,10 +7,12 @@ import inspect
 import pkgutil
 from collections.abc import Callable, Collection, Iterator
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 from toolkit.decorator import definition_of
 from toolkit.errors import RegistrationError
+
+T = TypeVar("T")
 
 
 def import_target(name: str) -> ModuleType:
@@ -26,6 +28,51 @@ def import_target(name: str) -> ModuleType:
         raise RegistrationError(
             f"Cannot scan {name!r}: importing it failed with {type(exc).__name__}: {exc}."
         ) from exc
+
+
+def found_in(
+    target: ModuleType | str | object,
+    *,
+    public: bool = False,
+    include: Collection[str] | None = None,
+    exclude: Collection[str] = (),
+) -> list[tuple[str | None, Callable[..., Any]]]:
+    """What ``registry.scan`` registers: ``(name, callable)`` pairs, where the name is the
+    attribute of an undecorated method picked by ``public`` (``None`` for decorated tools)."""
+    if isinstance(target, str):
+        target = import_target(target)
+    if not isinstance(target, ModuleType):
+        methods = methods_of_object(target, public=public, include=include, exclude=exclude)
+        return [(None if definition_of(fn) else name, fn) for name, fn in methods]
+    if public or include is not None or exclude:
+        raise RegistrationError(
+            f"Cannot scan module {target.__name__!r} with public/include/exclude: they select "
+            "the methods of an object or a class. Decorate the module's functions with "
+            "@mcp_tool, or register them one by one."
+        )
+    found: dict[int, Callable[..., Any]] = {}
+    for module in walk_modules(target):
+        for fn in tools_in_module(module):
+            found.setdefault(id(fn), fn)
+    return [(None, fn) for fn in found.values()]
+
+
+def register_all(
+    found: list[tuple[str | None, Callable[..., Any]]], register: Callable[[Any], T]
+) -> list[T]:
+    """``register`` each callable found; a method picked by ``public`` that cannot be a tool
+    gets the way out added to the message."""
+    added: list[T] = []
+    for undecorated, fn in found:
+        try:
+            added.append(register(fn))
+        except RegistrationError as exc:
+            if undecorated is None:
+                raise
+            raise RegistrationError(
+                f"{exc} Or leave it out: scan(..., exclude=[{undecorated!r}])."
+            ) from exc
+    return added
 
 
 def walk_modules(module: ModuleType) -> Iterator[ModuleType]:

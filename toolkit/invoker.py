@@ -37,6 +37,7 @@ from pydantic_core import to_jsonable_python
 from tenacity import RetryCallState, Retrying, wait_exponential, wait_random
 
 from toolkit import _arguments, _messages
+from toolkit._loose_output import loose_output
 from toolkit._redact import (
     is_secret_name,
     redact_arguments,
@@ -234,33 +235,12 @@ class Invoker:
         try:
             validated = tool.validate(args)
         except InvalidArguments as exc:
-            validated, exc = self._recover(tool, args, exc)
+            validated, exc = _arguments.recover(tool, args, exc)
             if validated is None:
                 problems.extend(exc.problems)
         if problems:
             raise _Failed(self._processed(_messages.invalid_params(spec, problems)))
         return validated  # type: ignore[return-value]
-
-    def _recover(
-        self, tool: Tool, args: dict[str, Any], exc: InvalidArguments
-    ) -> tuple[dict[str, Any] | None, InvalidArguments]:
-        """Validate again after the fallbacks (only once validation failed: the usual call
-        pays nothing): nulls that mean "not given" dropped, then JSON strings decoded."""
-        validated = None
-        lean = _arguments.drop_nulls(tool, args, exc)
-        if lean is not None:
-            try:
-                return tool.validate(lean), exc
-            except InvalidArguments as again:
-                args, exc = lean, again
-        if tool.spec.options.coerce_json_strings:
-            retried = _arguments.decode_json_strings(tool, args, exc)
-            if retried is not None:
-                try:
-                    validated = tool.validate(retried)
-                except InvalidArguments as again:
-                    exc = again
-        return validated, exc
 
     async def _decide(
         self,
@@ -323,8 +303,8 @@ class Invoker:
             ctx.attempt = attempt
             try:
                 result: ToolResult = await wait.run(tool, args, ctx, timeout)
-                if result.output_mismatch is not None:
-                    self._loose_output(tool, result)
+                if result.output_mismatch is not None:  # strict: raised as the tool's error
+                    loose_output(tool, result, self.strict_output, self._loose_warned)
                 return result, attempt
             except options.propagate:
                 raise
@@ -344,26 +324,6 @@ class Invoker:
                 return self._fail(tool.name, outcome.error, ref, args), attempt
 
     # -- helpers -------------------------------------------------------------------------------
-
-    def _loose_output(self, tool: Tool, result: ToolResult) -> None:
-        """A return value that breaks the output schema: raise it for a strict tool (a failed
-        call, processed as any tool error); else warn once per tool and let the call succeed."""
-        mismatch = result.output_mismatch
-        assert mismatch is not None
-        strict = tool.spec.options.strict_output
-        if strict or (strict is None and self.strict_output):
-            raise mismatch
-        if tool.name not in self._loose_warned:
-            self._loose_warned.add(tool.name)
-            log.warning(
-                "tool %s returned a value that does not match its declared return type %s "
-                "(first mismatch: %s); the model got the value as plain JSON, without a "
-                "structured result. Fix the annotation, or use @mcp_tool(strict_output=True) "
-                "to make such values errors. (Shown once per tool.)",
-                tool.name,
-                mismatch.details.get("expected", "?"),
-                first_mismatch(mismatch),
-            )
 
     def _outcome(self, exc: BaseException, tool: Tool, ref: str, args: Any) -> Outcome:
         own = tool.spec.options.processor

@@ -12,7 +12,7 @@ from typing import Any
 
 from toolkit import _scan
 from toolkit.context import ToolContext
-from toolkit.decorator import check_name, definition_of
+from toolkit.decorator import check_name
 from toolkit.errors import RegistrationError
 from toolkit.function_tool import FunctionTool
 from toolkit.invoker import DEFAULT_TIMEOUT, Invoker
@@ -46,10 +46,8 @@ class ToolRegistry:
         timeout: Seconds a local function may run when neither its decorator nor the call sets
             a timeout (default 300; ``None``: no limit).
         retry_wait: ``(initial, max)`` seconds of the backoff between retries.
-        strict_output: Make a return value that breaks its tool's output schema a failed call
-            (``EXECUTION_ERROR``) for every tool that does not set ``strict_output`` itself.
-            Default ``False``: the call succeeds, the model gets the value as plain JSON
-            without a structured copy, and a warning names the mismatch once per tool.
+        strict_output: A return value breaking its output schema fails the call, for tools that
+            do not decide (default ``False``: it reaches the model unstructured, with a warning).
 
     Example:
         >>> registry = ToolRegistry()
@@ -93,17 +91,11 @@ class ToolRegistry:
         return self.invoker.processor
 
     def output_enforced(self, spec: ToolSpec) -> bool:
-        """Whether every successful result of this tool matches its output schema.
-
-        True for a tool whose output is strict (its own ``strict_output``, else the
-        registry's): a value that breaks the schema fails the call instead. Only then is the
-        output schema a promise a server may publish (MCP clients reject a result that breaks
-        a published ``outputSchema``).
-        """
+        """Whether every successful result matches the output schema (strict output, the tool's
+        or else the registry's): only then may a server publish it as a promise."""
         strict = spec.options.strict_output
-        return spec.output_schema is not None and (
-            strict if strict is not None else self.invoker.strict_output
-        )
+        strict = self.invoker.strict_output if strict is None else strict
+        return strict and spec.output_schema is not None
 
     # -- adding and removing -------------------------------------------------------------------
 
@@ -189,10 +181,8 @@ class ToolRegistry:
                 recursively), a class (its static and class methods) or an instance (its
                 decorated methods, bound to it).
             namespace: Prefix for every name found.
-            public: For an instance or a class: also every method its classes define without
-                ``@mcp_tool`` (no leading underscore; properties, dunders and what ``object``
-                and other built-in bases bring are left out), each registered as if decorated
-                bare. Existing code needs no edit.
+            public: For an instance or a class: also every undecorated method its classes
+                define, as if decorated (not: ``_names``, dunders, properties, built-in bases').
             include: For an instance or a class: only these method names.
             exclude: For an instance or a class: leave these method names out.
 
@@ -200,41 +190,10 @@ class ToolRegistry:
             The tools added, in a stable order.
 
         Raises:
-            RegistrationError: A name is taken, a method cannot be a tool (the message names
-                it; leave it out with ``exclude``), ``include``/``exclude`` name no method, or
-                those options were given for a module.
+            RegistrationError: A name is taken, a method cannot be a tool or is not there.
         """
-        if isinstance(target, str):
-            target = _scan.import_target(target)
-        if isinstance(target, ModuleType):
-            if public or include is not None or exclude:
-                raise RegistrationError(
-                    f"Cannot scan module {target.__name__!r} with public/include/exclude: they "
-                    "select the methods of an object or a class. Decorate the module's "
-                    "functions with @mcp_tool, or register them one by one."
-                )
-            found: list[Callable[..., Any]] = []
-            seen: set[int] = set()
-            for module in _scan.walk_modules(target):
-                for fn in _scan.tools_in_module(module):
-                    if id(fn) not in seen:
-                        seen.add(id(fn))
-                        found.append(fn)
-            return [self.register(fn, namespace=namespace) for fn in found]
-        methods = _scan.methods_of_object(target, public=public, include=include, exclude=exclude)
-        return [self._register_method(name, fn, namespace) for name, fn in methods]
-
-    def _register_method(
-        self, attribute: str, method: Callable[..., Any], namespace: str | None
-    ) -> Tool:
-        try:
-            return self.register(method, namespace=namespace)
-        except RegistrationError as exc:
-            if definition_of(method) is not None:
-                raise
-            raise RegistrationError(
-                f"{exc} Or leave it out: scan(..., exclude=[{attribute!r}])."
-            ) from exc
+        found = _scan.found_in(target, public=public, include=include, exclude=exclude)
+        return _scan.register_all(found, lambda fn: self.register(fn, namespace=namespace))
 
     def discover(self, group: str = ENTRY_POINT_GROUP) -> list[Tool]:
         """Register tools published by installed distributions under an entry-point group.
