@@ -7,6 +7,7 @@ those comments, in order.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import subprocess
@@ -34,7 +35,7 @@ def _shown(program: str) -> list[str]:
     """The outputs the program shows as comments under its prints."""
     lines = program.splitlines()
     shown = []
-    for before, line in zip(lines, lines[1:], strict=False):
+    for before, line in itertools.pairwise(lines):
         if before.strip().startswith("print(") and line.strip().startswith("# "):
             shown.append(line.strip()[2:])
     return shown
