@@ -36,6 +36,13 @@ GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 WHEELS = Path(os.environ.get("MCP_TOOLKIT_WHEELS", Path.home() / ".cache/mcp-toolkit-wheels"))
 HOME = WHEELS.parent / "mcp-toolkit-llama"
+#: A build for any x86-64 with AVX2, not just this CPU. A native build crashed here (a general
+#: protection fault in ggml's CPU backend on every prompt longer than one token, with AMX on a
+#: virtual machine), and the cached wheel may be reused on another machine.
+PORTABLE_BUILD = (
+    "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON "
+    "-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+)
 BUILD_SECONDS = float(os.environ.get("MCP_TOOLKIT_MODEL_BUILD_S", "900"))
 
 
@@ -62,7 +69,11 @@ def _pip(*args: str, timeout: float) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "CMAKE_BUILD_PARALLEL_LEVEL": str(os.cpu_count() or 1)},
+        env={
+            **os.environ,
+            "CMAKE_BUILD_PARALLEL_LEVEL": str(os.cpu_count() or 1),
+            "CMAKE_ARGS": PORTABLE_BUILD,
+        },
         start_new_session=True,  # its compilers are stopped with it
     )
     try:
@@ -91,7 +102,14 @@ def _server_python() -> Path:
     if python.exists() and _imports_server(python):
         return python
     if not _has_wheel("llama_cpp_python"):
-        _pip("wheel", "--wheel-dir", str(WHEELS), SERVER_PACKAGE, timeout=BUILD_SECONDS)
+        _pip(  # not pip's own cache: it may hold a build made with other flags
+            "wheel",
+            "--no-cache-dir",
+            "--wheel-dir",
+            str(WHEELS),
+            SERVER_PACKAGE,
+            timeout=BUILD_SECONDS,
+        )
     subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
     install = ["install", "--no-index", "--find-links", str(WHEELS), SERVER_PACKAGE]
     done = subprocess.run(
