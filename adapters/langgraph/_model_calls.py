@@ -9,7 +9,7 @@ chat format) do differently from OpenAI, both seen with a real small model:
   harmless there, for every model whose ``bind_tools`` takes the argument.
 * **An assistant turn with tool calls and no text is refused.** LangChain's OpenAI client sends
   its content as ``null`` (it cannot send ``""``: an empty content becomes ``null``), and the
-  server's chat template fails on it with HTTP 500. :class:`ToolTurnRepair` retries such a
+  server, whose request types want a string there, answers HTTP 500. :class:`ToolTurnRepair` retries such a
   request once with those turns' content set to a single space, logs why, and sends them so
   for the rest of the agent's life; OpenAI, which accepts ``null``, never sees the change.
 """

@@ -25,8 +25,9 @@ A turn may also be a callable ``(request_json) -> Turn`` for replies that depend
 ``OpenAIStub(local_server=True)`` behaves as an OpenAI-compatible local server does
 (llama.cpp's ``llama-cpp-python[server]`` with a function-calling chat format): the model is
 shown the tools only when the request sends ``tool_choice`` (a scripted tool call is then
-answered as text), and an assistant message whose ``content`` is ``null`` makes the chat
-template fail with HTTP 500. ``tool_choices`` lists what each request sent.
+answered as text), and an assistant message whose ``content`` is ``null`` fails the server's
+request validation, which it answers with HTTP 500. ``tool_choices`` lists what each request
+sent.
 """
 
 from __future__ import annotations
@@ -220,11 +221,16 @@ def _check_messages(messages: Any) -> None:
         )
 
 
-def _null_assistant_content(messages: Any) -> bool:
-    return isinstance(messages, list) and any(
-        isinstance(m, dict) and m.get("role") == "assistant" and m.get("content") is None
-        for m in messages
+def _null_content(message: Any) -> bool:
+    return (
+        isinstance(message, dict)
+        and message.get("role") == "assistant"
+        and message.get("content") is None
     )
+
+
+def _null_assistant_content(messages: Any) -> bool:
+    return isinstance(messages, list) and any(_null_content(m) for m in messages)
 
 
 def validate_request(body: dict[str, Any]) -> None:
@@ -323,8 +329,13 @@ class OpenAIStub:
     def _handle(self, body: dict[str, Any]) -> tuple[int, Any]:
         self.requests.append(body)
         if self.local_server and _null_assistant_content(body.get("messages")):
-            # llama.cpp's chat templates concatenate the content: None fails, as a 500.
-            message = 'can only concatenate str (not "NoneType") to str'
+            # llama-cpp-python types an assistant's content as a string; its error handler
+            # answers the failed validation with a 500.
+            i = next(i for i, m in enumerate(body["messages"]) if _null_content(m))
+            message = (
+                f"messages.{i}.content: Input should be a valid string "
+                "(ChatCompletionRequestAssistantMessage)"
+            )
             self.rejections.append(message)
             error = {"message": message, "type": "internal_server_error", "param": None}
             return 500, {"error": {**error, "code": None}}

@@ -2,7 +2,7 @@
 
 The stub in local-server mode behaves as llama.cpp's server with a function-calling chat
 format: tools are shown only when ``tool_choice`` is sent, and an assistant turn whose content
-is ``null`` (what ``ChatOpenAI`` sends for a tool-call turn without text) fails with HTTP 500.
+is ``null`` (what ``ChatOpenAI`` sends for a tool-call turn without text) is answered HTTP 500.
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ from adapters.testing import Call, OpenAIStub, Turn
 from tests.support.business import TravelDesk
 from toolkit import ToolRegistry
 
-NULL_REFUSED = 'can only concatenate str (not "NoneType") to str'
+NULL_REFUSED = (
+    "messages.1.content: Input should be a valid string (ChatCompletionRequestAssistantMessage)"
+)
 
 
 @pytest.fixture
