@@ -17,6 +17,7 @@ tool). The server is built from source on first use and cached (see
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -78,7 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="one prompt per tool")
     args = parser.parse_args(argv)
-    console = Console()
+    console = Console(width=160)
+    # Each run builds a new agent: the repair of null content (and a loose return value) is
+    # logged once per agent or tool, so once per run here; the table says what matters.
+    for name in ("adapters.langgraph", "toolkit.calls"):
+        logging.getLogger(name).setLevel(logging.ERROR)
     try:
         python, model = local_model.prepare()
     except local_model.Unavailable as exc:
