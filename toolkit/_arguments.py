@@ -99,6 +99,54 @@ def unreadable(exc: BaseException) -> ToolError:
     )
 
 
+def recover(
+    tool: Tool, args: dict[str, Any], exc: InvalidArguments
+) -> tuple[dict[str, Any] | None, InvalidArguments]:
+    """Validate again after the fallbacks, once validation failed (so the usual call pays
+    nothing): nulls that mean "not given" dropped, then JSON strings decoded.
+
+    Returns:
+        ``(validated, problems)``: the validated arguments, or ``None`` with the problems of
+        the last attempt.
+    """
+    lean = drop_nulls(tool, args, exc)
+    if lean is not None:
+        try:
+            return tool.validate(lean), exc
+        except InvalidArguments as again:
+            args, exc = lean, again
+    if tool.spec.options.coerce_json_strings:
+        retried = decode_json_strings(tool, args, exc)
+        if retried is not None:
+            try:
+                return tool.validate(retried), exc
+            except InvalidArguments as again:
+                exc = again
+    return None, exc
+
+
+def drop_nulls(tool: Tool, args: dict[str, Any], exc: InvalidArguments) -> dict[str, Any] | None:
+    """Arguments without the ``null`` values that mean "not given".
+
+    Models send ``null`` for parameters they leave out (always in OpenAI strict mode). A null
+    the validator refused, for a parameter that is not required, is dropped so that the
+    default applies (a JSON-Schema tool then receives the arguments without that key). A
+    parameter whose type admits null never gets here (its null is valid and kept); a null for
+    a required parameter stays and is reported.
+
+    Returns:
+        The arguments without those keys, or ``None`` when there is none to drop.
+    """
+    refused = {problem.param.split(".", 1)[0] for problem in exc.problems}
+    if not refused:
+        return None
+    required = tool.spec.required
+    drop = [k for k in refused if k in args and args[k] is None and k not in required]
+    if not drop:
+        return None
+    return {k: v for k, v in args.items() if k not in drop}
+
+
 def decode_json_strings(
     tool: Tool, args: dict[str, Any], exc: InvalidArguments
 ) -> dict[str, Any] | None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 from toolkit.decorator import definition_of
 from toolkit.errors import RegistrationError
+
+T = TypeVar("T")
 
 
 def import_target(name: str) -> ModuleType:
@@ -26,6 +28,51 @@ def import_target(name: str) -> ModuleType:
         raise RegistrationError(
             f"Cannot scan {name!r}: importing it failed with {type(exc).__name__}: {exc}."
         ) from exc
+
+
+def found_in(
+    target: ModuleType | str | object,
+    *,
+    public: bool = False,
+    include: Collection[str] | None = None,
+    exclude: Collection[str] = (),
+) -> list[tuple[str | None, Callable[..., Any]]]:
+    """What ``registry.scan`` registers: ``(name, callable)`` pairs, where the name is the
+    attribute of an undecorated method picked by ``public`` (``None`` for decorated tools)."""
+    if isinstance(target, str):
+        target = import_target(target)
+    if not isinstance(target, ModuleType):
+        methods = methods_of_object(target, public=public, include=include, exclude=exclude)
+        return [(None if definition_of(fn) else name, fn) for name, fn in methods]
+    if public or include is not None or exclude:
+        raise RegistrationError(
+            f"Cannot scan module {target.__name__!r} with public/include/exclude: they select "
+            "the methods of an object or a class. Decorate the module's functions with "
+            "@mcp_tool, or register them one by one."
+        )
+    found: dict[int, Callable[..., Any]] = {}
+    for module in walk_modules(target):
+        for fn in tools_in_module(module):
+            found.setdefault(id(fn), fn)
+    return [(None, fn) for fn in found.values()]
+
+
+def register_all(
+    found: list[tuple[str | None, Callable[..., Any]]], register: Callable[[Any], T]
+) -> list[T]:
+    """``register`` each callable found; a method picked by ``public`` that cannot be a tool
+    gets the way out added to the message."""
+    added: list[T] = []
+    for undecorated, fn in found:
+        try:
+            added.append(register(fn))
+        except RegistrationError as exc:
+            if undecorated is None:
+                raise
+            raise RegistrationError(
+                f"{exc} Or leave it out: scan(..., exclude=[{undecorated!r}])."
+            ) from exc
+    return added
 
 
 def walk_modules(module: ModuleType) -> Iterator[ModuleType]:
@@ -62,42 +109,56 @@ def _class_level_tools(cls: type) -> Iterator[Callable[..., Any]]:
             yield getattr(cls, name)
 
 
-def tools_of_object(obj: Any) -> Iterator[Callable[..., Any]]:
-    """Decorated methods of an instance (bound) or a class (static and class methods only)."""
-    if inspect.isclass(obj):
-        instance_methods = [
-            n
-            for n, raw in vars(obj).items()
-            if inspect.isfunction(raw) and definition_of(raw) is not None
-        ]
-        if instance_methods:
-            raise RegistrationError(
-                f"{obj.__qualname__} has instance methods marked @mcp_tool "
-                f"({', '.join(instance_methods)}); they need an instance. Scan an instance: "
-                f"registry.scan({obj.__name__}(...))."
-            )
-        yield from _class_level_tools(obj)
-        return
-    seen: set[str] = set()
-    for klass in type(obj).__mro__:
+def methods_of_object(
+    obj: Any,
+    *,
+    public: bool,
+    include: Collection[str] | None = None,
+    exclude: Collection[str] = (),
+) -> Iterator[tuple[str, Callable[..., Any]]]:
+    """``(attribute name, method)`` of the tools an object offers, in definition order.
+
+    Decorated methods always; with ``public``, every other method its classes define too,
+    except names with a leading underscore (dunders included), properties and other
+    descriptors, and what built-in bases such as ``object`` or ``dict`` bring. ``include``
+    keeps only the names listed, ``exclude`` leaves names out; a name that is no method of
+    the object is a :class:`RegistrationError` (a typo would otherwise pass unnoticed).
+    """
+    is_class = inspect.isclass(obj)
+    owner = obj if is_class else type(obj)
+    found: dict[str, Any] = {}
+    for klass in owner.__mro__:
+        if klass.__module__ == "builtins":
+            continue
         for name, raw in vars(klass).items():
-            if name in seen or definition_of(raw) is None:
-                continue
-            seen.add(name)
-            yield getattr(obj, name)
+            if name not in found and _offered(name, raw, public):
+                found[name] = raw
+    wanted = (*(include or ()), *exclude)
+    unknown = [n for n in wanted if n not in found]
+    if unknown:
+        raise RegistrationError(
+            f"Cannot scan {owner.__qualname__}: {', '.join(map(repr, unknown))} "
+            f"{'is' if len(unknown) == 1 else 'are'} not among its methods. Methods found: "
+            f"{', '.join(found) or '(none)'}."
+        )
+    chosen = [n for n in found if (include is None or n in include) and n not in set(exclude)]
+    if is_class:
+        needs_instance = [n for n in chosen if inspect.isfunction(found[n])]
+        if needs_instance:
+            what = "to register" if public else "marked @mcp_tool"
+            how = ", public=True), or leave them out with exclude=[...]." if public else ")."
+            raise RegistrationError(
+                f"{owner.__qualname__} has instance methods {what} "
+                f"({', '.join(needs_instance)}); they need an instance. Scan an instance: "
+                f"registry.scan({owner.__name__}(...){how}"
+            )
+    for name in chosen:
+        yield name, getattr(obj, name)
 
 
-def find_tools(target: ModuleType | str | object) -> list[Callable[..., Any]]:
-    """Decorated tools of a module, dotted name (packages walked), class or instance, in order."""
-    if isinstance(target, str):
-        target = import_target(target)
-    if not isinstance(target, ModuleType):
-        return list(tools_of_object(target))
-    found: list[Callable[..., Any]] = []
-    seen: set[int] = set()
-    for module in walk_modules(target):
-        for fn in tools_in_module(module):
-            if id(fn) not in seen:
-                seen.add(id(fn))
-                found.append(fn)
-    return found
+def _offered(name: str, raw: Any, public: bool) -> bool:
+    if definition_of(raw) is not None:
+        return callable(getattr(raw, "__func__", raw))
+    if not public or name.startswith("_"):
+        return False
+    return inspect.isfunction(raw) or isinstance(raw, staticmethod | classmethod)

@@ -138,6 +138,7 @@ def mcp_tool(
     coerce_json_strings: bool = True,
     processor: ExceptionProcessor | None = None,
     output_schema: bool | dict[str, Any] = True,
+    strict_output: bool | None = None,
     param_descriptions: Mapping[str, str] | None = None,
 ) -> Callable[[F], F]: ...
 
@@ -162,6 +163,7 @@ def mcp_tool(
     coerce_json_strings: bool = True,
     processor: ExceptionProcessor | None = None,
     output_schema: bool | dict[str, Any] = True,
+    strict_output: bool | None = None,
     param_descriptions: Mapping[str, str] | None = None,
 ) -> Any:
     """Mark a function, async function or method as a tool.
@@ -189,6 +191,10 @@ def mcp_tool(
         processor: Exception rules for this tool, tried before the registry's.
         output_schema: ``True`` derives it from the return annotation, ``False`` disables it,
             a dict is used as is.
+        strict_output: ``True`` makes a return value that breaks the output schema a failed
+            call (``EXECUTION_ERROR``), as a strict application may want; by default
+            (``None``: the registry's setting, lenient unless changed) the model still gets the
+            value, unstructured, and a warning names the mismatch once per tool.
         param_descriptions: Parameter descriptions that win over the docstring's.
 
     Raises:
@@ -219,6 +225,7 @@ def mcp_tool(
                 coerce_json_strings=coerce_json_strings,
                 requires_approval=requires_approval,
                 processor=processor,
+                strict_output=strict_output,
             ),
             output_schema=output_schema,
             param_descriptions=param_descriptions,

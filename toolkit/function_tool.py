@@ -10,9 +10,11 @@ from typing import Any
 from toolkit._workers import run_awaitable
 from toolkit.context import ToolContext
 from toolkit.decorator import ToolDefinition, check_name, definition_of, where
+from toolkit.errors import ToolError
 from toolkit.result import ToolResult
 from toolkit.schema import FunctionSchema
 from toolkit.schema._callable import inspect_callable
+from toolkit.schema._serialize import serialize_plain
 from toolkit.spec import ToolSpec
 from toolkit.wire import content_result
 
@@ -119,7 +121,13 @@ class FunctionTool:
         rich = content_result(value, tool=self._name)
         if rich is not None:
             return rich
-        text, structured = self.schema.serialize(value)
+        try:
+            text, structured = self.schema.serialize(value)
+        except ToolError as mismatch:
+            # The function ran: the model gets the value as it would without an output schema,
+            # without the structured copy that breaks it. The invoker decides (strict or not).
+            text, _ = serialize_plain(value)
+            return ToolResult(content=text, tool=self._name, output_mismatch=mismatch)
         return ToolResult(content=text, structured=structured, tool=self._name)
 
     def renamed(self, name: str) -> FunctionTool:

@@ -37,6 +37,7 @@ from pydantic_core import to_jsonable_python
 from tenacity import RetryCallState, Retrying, wait_exponential, wait_random
 
 from toolkit import _arguments, _messages
+from toolkit._loose_output import loose_output
 from toolkit._redact import (
     is_secret_name,
     redact_arguments,
@@ -54,6 +55,7 @@ from toolkit.pinned import unpinned
 from toolkit.policy import Approval, Approver, CallRequest, Policy, default_policy
 from toolkit.processor import ExceptionProcessor, Outcome
 from toolkit.result import CallRecord, ToolResult
+from toolkit.schema._serialize import first_mismatch
 from toolkit.tool import ArgumentProblem, InvalidArguments, Tool
 
 __all__ = ["DEFAULT_TIMEOUT", "Invoker", "new_call_id"]
@@ -94,6 +96,8 @@ class Invoker:
         retry_wait: ``(initial, max)`` seconds of the exponential backoff between attempts.
         timeout: Seconds a local function may run when neither it nor the call sets a timeout
             (``None``: no limit).
+        strict_output: Whether a return value that breaks its tool's output schema fails the
+            call, for tools that do not decide themselves (``strict_output=None``).
     """
 
     def __init__(
@@ -107,6 +111,7 @@ class Invoker:
         on_record: Callable[[CallRecord], None] | None = None,
         retry_wait: tuple[float, float] = (0.2, 2.0),
         timeout: float | None = DEFAULT_TIMEOUT,
+        strict_output: bool = False,
     ) -> None:
         self.tools = tools
         self.processor = processor
@@ -116,6 +121,8 @@ class Invoker:
         self.on_record = on_record
         self.retry_wait = retry_wait
         self.timeout = timeout
+        self.strict_output = strict_output
+        self._loose_warned: set[str] = set()
 
     # -- entry points: one path, two ways of waiting -------------------------------------------
 
@@ -185,6 +192,7 @@ class Invoker:
             started,
             t0,
             options,
+            result.output_mismatch,
         )
         return result
 
@@ -228,20 +236,11 @@ class Invoker:
                 elif spec.options.unknown_params == "error" and not open_schema:
                     problems.append(_messages.unknown_param(key, spec))
             args = {k: v for k, v in args.items() if k in props or open_schema}
+        validated: dict[str, Any] | None
         try:
             validated = tool.validate(args)
         except InvalidArguments as exc:
-            retried = (
-                _arguments.decode_json_strings(tool, args, exc)
-                if spec.options.coerce_json_strings
-                else None
-            )
-            validated = None
-            if retried is not None:
-                try:
-                    validated = tool.validate(retried)
-                except InvalidArguments as again:
-                    exc = again
+            validated, exc = _arguments.recover(tool, args, exc)
             if validated is None:
                 problems.extend(exc.problems)
         if problems:
@@ -308,7 +307,10 @@ class Invoker:
             attempt += 1
             ctx.attempt = attempt
             try:
-                return await wait.run(tool, args, ctx, timeout), attempt
+                result: ToolResult = await wait.run(tool, args, ctx, timeout)
+                if result.output_mismatch is not None:  # strict: raised as the tool's error
+                    loose_output(tool, result, self.strict_output, self._loose_warned)
+                return result, attempt
             except options.propagate:
                 raise
             except (KeyboardInterrupt, GeneratorExit):
@@ -386,6 +388,7 @@ class Invoker:
         started: float,
         t0: float,
         options: CallOptions,
+        mismatch: ToolError | None = None,
     ) -> CallRecord:
         record = CallRecord(
             call_id=ref,
@@ -397,6 +400,7 @@ class Invoker:
             attempts=attempts,
             decision=decision,
             started_at=started,
+            output_mismatch=None if mismatch is None else first_mismatch(mismatch),
         )
         if log.isEnabledFor(logging.INFO):
             log.info("call %s %s -> %s%s", ref, name, outcome, f" {code.value}" if code else "")

@@ -72,7 +72,7 @@ def _tools_of(targets: Iterable[ModuleType | str | object]) -> list[Tool]:
         elif inspect.isroutine(target):
             out.append(FunctionTool(target))
         else:
-            out.extend(FunctionTool(fn) for fn in _scan.find_tools(target))
+            out.extend(FunctionTool(fn) for _, fn in _scan.found_in(target))
     return out
 
 

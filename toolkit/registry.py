@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from importlib.metadata import entry_points
 from types import ModuleType
 from typing import Any
@@ -49,6 +49,8 @@ class ToolRegistry(Searchable):
         timeout: Seconds a local function may run when neither its decorator nor the call sets
             a timeout (default 300; ``None``: no limit).
         retry_wait: ``(initial, max)`` seconds of the backoff between retries.
+        strict_output: A return value breaking its output schema fails the call, for tools that
+            do not decide (default ``False``: it reaches the model unstructured, with a warning).
 
     Example:
         >>> registry = ToolRegistry()
@@ -66,6 +68,7 @@ class ToolRegistry(Searchable):
         history: int = 1000,
         timeout: float | None = DEFAULT_TIMEOUT,
         retry_wait: tuple[float, float] = (0.2, 2.0),
+        strict_output: bool = False,
     ) -> None:
         self._tools: dict[str, Tool] = {}
         #: Send each call to OpenTelemetry by itself (when ``opentelemetry-api`` is installed
@@ -84,6 +87,7 @@ class ToolRegistry(Searchable):
             on_record=self._on_record,
             retry_wait=retry_wait,
             timeout=timeout,
+            strict_output=strict_output,
         )
 
     # -- configuration -------------------------------------------------------------------------
@@ -92,6 +96,13 @@ class ToolRegistry(Searchable):
     def processor(self) -> ExceptionProcessor:
         """The exception processor of every call."""
         return self.invoker.processor
+
+    def output_enforced(self, spec: ToolSpec) -> bool:
+        """Whether every successful result matches the output schema (strict output, the tool's
+        or else the registry's): only then may a server publish it as a promise."""
+        strict = spec.options.strict_output
+        strict = self.invoker.strict_output if strict is None else strict
+        return strict and spec.output_schema is not None
 
     # -- adding and removing -------------------------------------------------------------------
 
@@ -162,20 +173,34 @@ class ToolRegistry(Searchable):
         return tool
 
     def scan(
-        self, target: ModuleType | str | object, *, namespace: str | None = None
+        self,
+        target: ModuleType | str | object,
+        *,
+        namespace: str | None = None,
+        public: bool = False,
+        include: Collection[str] | None = None,
+        exclude: Collection[str] = (),
     ) -> list[Tool]:
-        """Register every ``@mcp_tool`` found in ``target``.
+        """Register every ``@mcp_tool`` found in ``target``, or every public method of an object.
 
         Args:
             target: A module, a dotted module or package name (a package is walked
                 recursively), a class (its static and class methods) or an instance (its
                 decorated methods, bound to it).
             namespace: Prefix for every name found.
+            public: For an instance or a class: also every undecorated method its classes
+                define, as if decorated (not: ``_names``, dunders, properties, built-in bases').
+            include: For an instance or a class: only these method names.
+            exclude: For an instance or a class: leave these method names out.
 
         Returns:
             The tools added, in a stable order.
+
+        Raises:
+            RegistrationError: A name is taken, a method cannot be a tool or is not there.
         """
-        return [self.register(fn, namespace=namespace) for fn in _scan.find_tools(target)]
+        found = _scan.found_in(target, public=public, include=include, exclude=exclude)
+        return _scan.register_all(found, lambda fn: self.register(fn, namespace=namespace))
 
     async def add_toolset(self, toolset: Toolset) -> list[Tool]:
         """Add a :class:`~toolkit.Toolset`'s tools, all or nothing, and keep them current.

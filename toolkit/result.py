@@ -82,6 +82,10 @@ class ToolResult:
         tool: The name of the tool that was called.
         call_id: The id of the call (the model's tool-call id when there is one).
         record: The call record, when the call went through the invoker.
+        output_mismatch: For a finished call whose return value breaks the tool's declared
+            output schema: the error a strict tool reports (its ``details`` hold the expected
+            type and the mismatches). The call still succeeded: ``content`` has the value as
+            plain JSON text and ``structured`` is ``None``.
     """
 
     content: str
@@ -92,6 +96,7 @@ class ToolResult:
     tool: str = ""
     call_id: str = ""
     record: CallRecord | None = None
+    output_mismatch: ToolError | None = None
 
     @property
     def code(self) -> ErrorCode | None:
@@ -114,6 +119,8 @@ class ToolResult:
             out["structured"] = self.structured
         if self.error is not None:
             out["error"] = self.error.to_dict()
+        if self.output_mismatch is not None:
+            out["output_mismatch"] = self.output_mismatch.to_dict()
         return out
 
     def __repr__(self) -> str:
@@ -151,6 +158,9 @@ class CallRecord:
         decision: The policy's decision (``"allow"``, ``"deny"``, ``"approved"``, ``"rejected"``,
             ``"edited"``).
         started_at: POSIX timestamp of the start.
+        output_mismatch: The first place where the return value broke the declared output
+            schema (``"details.city: Input should be a valid string"``); the call succeeded
+            and the model got the value without a structured copy. ``None`` otherwise.
     """
 
     call_id: str
@@ -162,10 +172,11 @@ class CallRecord:
     attempts: int
     decision: str = "allow"
     started_at: float = 0.0
+    output_mismatch: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data."""
-        return {
+        out = {
             "call_id": self.call_id,
             "tool": self.tool,
             "arguments": self.arguments,
@@ -176,6 +187,9 @@ class CallRecord:
             "decision": self.decision,
             "started_at": self.started_at,
         }
+        if self.output_mismatch is not None:
+            out["output_mismatch"] = self.output_mismatch
+        return out
 
     def __str__(self) -> str:
         try:

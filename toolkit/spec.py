@@ -77,6 +77,9 @@ class ToolOptions:
             fallback after validation fails.
         requires_approval: Ask before running (``None``: ask when ``destructive``).
         processor: A per-tool exception processor, consulted before the registry's.
+        strict_output: ``True``: a return value that breaks the declared output schema fails
+            the call (``EXECUTION_ERROR``); ``False``: it reaches the model unstructured, with
+            a warning once per tool; ``None``: the registry's setting (lenient by default).
     """
 
     timeout: float | None = None
@@ -86,6 +89,7 @@ class ToolOptions:
     coerce_json_strings: bool = True
     requires_approval: bool | None = None
     processor: ExceptionProcessor | None = None
+    strict_output: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)

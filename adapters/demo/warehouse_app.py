@@ -11,8 +11,13 @@ from toolkit import ToolRegistry
 
 
 def build_registry() -> ToolRegistry:
-    """A fresh registry with the module tools and the report methods (bound, prefixed)."""
-    registry = ToolRegistry()
+    """A fresh registry with the module tools and the report methods (bound, prefixed).
+
+    The tools return what they declare, so their output is enforced (``strict_output``): a
+    value that broke its return type would be an error, and an MCP server publishes their
+    output schemas as a promise.
+    """
+    registry = ToolRegistry(strict_output=True)
     registry.scan("adapters.demo.warehouse")
     registry.scan(WarehouseReports(), namespace="reports")
     return registry

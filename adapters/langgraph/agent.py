@@ -16,6 +16,9 @@ Rules the model node keeps:
   after the agent was built, e.g. on an MCP ``list_changed``, are seen on the next call.
 * **No empty tool list.** With no tools the model is called unbound: providers such as OpenAI
   answer ``tools: []`` with HTTP 400.
+* **Local servers too.** Tools are bound with an explicit ``tool_choice="auto"``, and a
+  request refused for a tool-call turn without text is retried once with it filled (see
+  :mod:`adapters.langgraph._model_calls`).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from langgraph.types import Checkpointer, Overwrite, Send
 
 from adapters.langchain.injection import ContextKeys
 from adapters.langchain.tool import RegistryTool, to_langchain_tools
+from adapters.langgraph._model_calls import ToolTurnRepair, bind_tools
 from adapters.langgraph._node import Node
 from adapters.langgraph.execution import ToolExecutor, ToolTask
 from adapters.langgraph.state import AgentState, usage_of
@@ -123,6 +127,7 @@ class _Turns:
         self.system_prompt = system_prompt
         self.max_iterations = max_iterations
         self._bound: Runnable[LanguageModelInput, BaseMessage] | None = None
+        self._repair = ToolTurnRepair()
         _watch(registry, self)
 
     def stale(self) -> None:
@@ -139,7 +144,7 @@ class _Turns:
         bound = self._bound
         if bound is None:
             tools = to_langchain_tools(self.registry, context_keys=self.context_keys)
-            bound = self.model.bind_tools(tools) if tools else self.model
+            bound = bind_tools(self.model, tools) if tools else self.model
             self._bound = bound
         return bound
 
@@ -164,7 +169,7 @@ class _Turns:
             extra = self.executor.extra
             if extra is not None:
                 tools += to_langchain_tools(extra, context_keys=keys)
-            bound = self.model.bind_tools(tools)
+            bound = bind_tools(self.model, tools)
             if len(offers) > 256:  # a long-lived agent: keep the cache bounded
                 offers.clear()
             offers[names] = bound
@@ -201,7 +206,8 @@ class _Turns:
     def call(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         messages, done, iterations = self._prepare(state)
         runnable = self.model if done else self.bound(self._offered(state))
-        return self._update(state, runnable.invoke(messages, config), done, iterations)
+        answer = self._repair.invoke(runnable, messages, config)
+        return self._update(state, answer, done, iterations)
 
     async def acall(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         messages, done, iterations = self._prepare(state)
@@ -210,7 +216,8 @@ class _Turns:
             # A first search builds the index (and every schema): off the event loop.
             offered = await anyio.to_thread.run_sync(self._offered, state)
         runnable = self.model if done else self.bound(offered)
-        return self._update(state, await runnable.ainvoke(messages, config), done, iterations)
+        answer = await self._repair.ainvoke(runnable, messages, config)
+        return self._update(state, answer, done, iterations)
 
     def route(self, state: AgentState) -> list[Send] | str:
         last = state["messages"][-1]

@@ -81,7 +81,9 @@ class RemoteTool(JsonSchemaTool):
                 open_world=hints.open_world_hint if hints else None,
             ),
             tags=frozenset({"mcp", f"mcp:{config.name}"}),
-            options=ToolOptions(timeout=None, retries=config.call_retries),
+            # The SDK client checks structuredContent against the server's outputSchema and
+            # raises on a mismatch: such results never pass as successes, so the output is strict.
+            options=ToolOptions(timeout=None, retries=config.call_retries, strict_output=True),
             source=f"mcp://{config.name}/{tool.name}",
         )
 

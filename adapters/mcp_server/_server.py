@@ -123,7 +123,11 @@ class RegistryServer(Server[Any]):
             return ToolListing.build([*meta, *used], self._page_size)
         listing = self._listing
         if listing is None:
-            entries = [tool_entry(spec) for spec in self.registry.specs()]
+            registry = self.registry
+            entries = [
+                tool_entry(spec, output_schema=registry.output_enforced(spec))
+                for spec in registry.specs()
+            ]
             listing = self._listing = ToolListing.build(entries, self._page_size)
         return listing
 

@@ -13,8 +13,15 @@ from toolkit.spec import ToolSpec
 __all__ = ["tool_entry"]
 
 
-def tool_entry(spec: ToolSpec) -> dict[str, Any]:
-    """The ``tools/list`` entry of ``spec``: the schema the model sees, verbatim."""
+def tool_entry(spec: ToolSpec, *, output_schema: bool = True) -> dict[str, Any]:
+    """The ``tools/list`` entry of ``spec``: the schema the model sees, verbatim.
+
+    ``output_schema=False`` leaves the ``outputSchema`` out: a server publishes one only for a
+    tool whose results are sure to match it (``ToolRegistry.output_enforced``). A lenient
+    tool's value may break it, and MCP clients (the SDK's among them) raise on a result that
+    breaks a published ``outputSchema`` or lacks ``structuredContent``; without one they take
+    the text, and ``structuredContent`` whenever the value has a structured form.
+    """
     entry: dict[str, Any] = {
         "name": spec.name,
         "description": spec.description,
@@ -22,7 +29,7 @@ def tool_entry(spec: ToolSpec) -> dict[str, Any]:
     }
     if spec.title:
         entry["title"] = spec.title
-    if spec.output_schema is not None:
+    if output_schema and spec.output_schema is not None:
         entry["outputSchema"] = spec.output_schema
     annotations = spec.annotations.to_mcp()
     if annotations:

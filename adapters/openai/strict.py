@@ -149,6 +149,9 @@ def drop_strict_nulls(schema: dict[str, Any], arguments: dict[str, Any]) -> dict
     out. Top-level ``null`` values of parameters that are optional in the original ``schema``
     and do not accept ``null`` there are removed, so the tool's own defaults apply.
 
+    Calls through a registry need not do this: the call path itself reads such a ``null`` as
+    "not given" for every tool. This is for arguments handed to code outside the registry.
+
     Args:
         schema: The tool's original (non-strict) input schema.
         arguments: The arguments the model sent.

@@ -21,6 +21,13 @@ Replies are scripted per test or per notebook::
 
 A turn may also be a callable ``(request_json) -> Turn`` for replies that depend on the request.
 ``OpenAIStub(api_key="sk-good")`` answers any other key with OpenAI's HTTP 401.
+
+``OpenAIStub(local_server=True)`` behaves as an OpenAI-compatible local server does
+(llama.cpp's ``llama-cpp-python[server]`` with a function-calling chat format): the model is
+shown the tools only when the request sends ``tool_choice`` (a scripted tool call is then
+answered as text), and an assistant message whose ``content`` is ``null`` fails the server's
+request validation, which it answers with HTTP 500. ``tool_choices`` lists what each request
+sent.
 """
 
 from __future__ import annotations
@@ -214,6 +221,18 @@ def _check_messages(messages: Any) -> None:
         )
 
 
+def _null_content(message: Any) -> bool:
+    return (
+        isinstance(message, dict)
+        and message.get("role") == "assistant"
+        and message.get("content") is None
+    )
+
+
+def _null_assistant_content(messages: Any) -> bool:
+    return isinstance(messages, list) and any(_null_content(m) for m in messages)
+
+
 def validate_request(body: dict[str, Any]) -> None:
     """Check a chat-completions request body as the OpenAI API does.
 
@@ -236,9 +255,12 @@ class OpenAIStub:
         rejections: The messages of the HTTP 400 answers sent.
     """
 
-    def __init__(self, *, model: str = "gpt-stub", api_key: str | None = None) -> None:
+    def __init__(
+        self, *, model: str = "gpt-stub", api_key: str | None = None, local_server: bool = False
+    ) -> None:
         self.model = model
         self.api_key = api_key
+        self.local_server = local_server
         self.requests: list[dict[str, Any]] = []
         self.rejections: list[str] = []
         self._script: deque[ScriptItem] = deque()
@@ -287,6 +309,11 @@ class OpenAIStub:
         """Scripted replies not yet consumed."""
         return len(self._script)
 
+    @property
+    def tool_choices(self) -> list[Any]:
+        """The ``tool_choice`` of every request (``None`` where none was sent)."""
+        return [body.get("tool_choice") for body in self.requests]
+
     def last_messages(self) -> list[dict[str, Any]]:
         """The ``messages`` of the last request."""
         return list(self.requests[-1]["messages"])
@@ -301,6 +328,17 @@ class OpenAIStub:
 
     def _handle(self, body: dict[str, Any]) -> tuple[int, Any]:
         self.requests.append(body)
+        if self.local_server and _null_assistant_content(body.get("messages")):
+            # llama-cpp-python types an assistant's content as a string; its error handler
+            # answers the failed validation with a 500.
+            i = next(i for i, m in enumerate(body["messages"]) if _null_content(m))
+            message = (
+                f"messages.{i}.content: Input should be a valid string "
+                "(ChatCompletionRequestAssistantMessage)"
+            )
+            self.rejections.append(message)
+            error = {"message": message, "type": "internal_server_error", "param": None}
+            return 500, {"error": {**error, "code": None}}
         try:
             _check_messages(body.get("messages"))
             if "tools" in body:
@@ -315,7 +353,10 @@ class OpenAIStub:
                 "code": None,
             }
             return 400, {"error": error}
-        if turn.tool_calls and not body.get("tools"):
+        shown = body.get("tools") and (
+            not self.local_server or body.get("tool_choice") not in (None, "none")
+        )
+        if turn.tool_calls and not shown:
             # A real model cannot call tools it was not given: keep only the text.
             turn = Turn(
                 text=turn.text or "(no answer)",

@@ -68,9 +68,9 @@ async def slow(steps: int, context: ToolContext) -> str:
     return f"done after {steps} steps"
 
 
-def build() -> ToolRegistry:
+def build(*, strict_output: bool = False) -> ToolRegistry:
     """A fresh registry with the tools above."""
-    reg = ToolRegistry()
+    reg = ToolRegistry(strict_output=strict_output)
     for fn in (echo, add, find_bin, slow):
         reg.register(fn)
     return reg

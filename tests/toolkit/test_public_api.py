@@ -9,7 +9,7 @@ import toolkit
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = ROOT / "toolkit"
-MAX_LINES = 460
+MAX_LINES = 500  # the style guide: no file over ~500 lines
 
 SURFACE = {
     # writing tools

@@ -100,6 +100,8 @@ def build_function_schema(
         schema = _input_schema(info, model, visible)
         check = model.__pydantic_validator__
     out_schema, output, wraps = _output(info, output_schema)
+    if out_schema is not None and doc.returns_keys and output_schema is True:
+        _describe_keys(out_schema, doc.returns_keys)
     return FunctionSchema(
         description=(description if description is not None else doc.description).strip(),
         input_schema=schema,
@@ -235,6 +237,28 @@ def _output(
     except TypeError:  # an unhashable hint: built for this function alone
         schema, checker, wraps = _output_of.__wrapped__(hint)
     return copy.deepcopy(schema), checker, wraps
+
+
+def _describe_keys(schema: dict[str, Any], keys: Mapping[str, str]) -> None:
+    """Descriptions from the docstring's ``Returns`` keys, on the object's properties.
+
+    A key the schema names gets the description unless it has one; a key of a mapping
+    (``dict[str, T]``, no named properties) becomes a property with ``T``'s schema and the
+    description. A type with named keys (a model, a TypedDict) gains none, and a wrapped
+    (non-object) result has no keys.
+    """
+    if schema.get("type") != "object" or "result" in schema.get("required", ()):
+        return
+    named = schema.get("properties")
+    if isinstance(named, dict):
+        for key, text in keys.items():
+            if isinstance(named.get(key), dict):
+                named[key].setdefault("description", text)
+        return
+    extra = schema.get("additionalProperties", True)
+    if extra is not False:
+        value = extra if isinstance(extra, dict) else {}
+        schema["properties"] = {key: {**value, "description": text} for key, text in keys.items()}
 
 
 @functools.lru_cache(maxsize=512)

@@ -60,11 +60,14 @@ class DocstringInfo:
         description: Summary and body for the model (see the module docstring for what is kept).
         params: Parameter descriptions by parameter name.
         returns: The ``Returns`` text, if any (kept even when too long for ``description``).
+        returns_keys: Descriptions of the keys the ``Returns`` section names, one a line as
+            ``sent_status (bool): ...`` or ``- sent_status: ...`` (for the output schema).
     """
 
     description: str = ""
     params: dict[str, str] = field(default_factory=dict)
     returns: str | None = None
+    returns_keys: dict[str, str] = field(default_factory=dict)
 
 
 def parse_docstring(doc: str | None) -> DocstringInfo:
@@ -99,7 +102,37 @@ def _parse_cached(doc: str) -> DocstringInfo:
         for p in parsed.params
         if p.description and p.description.strip()
     }
-    return DocstringInfo(description="\n\n".join(parts).strip(), params=params, returns=returns)
+    keys = _returned_keys(parsed.returns.description) if parsed.returns else {}
+    return DocstringInfo(
+        description="\n\n".join(parts).strip(), params=params, returns=returns, returns_keys=keys
+    )
+
+
+# "sent_status (bool): Whether..." or "- sent_status: Whether..." (a bare "Name: text" line is
+# prose as often as a key, so it needs the type or the bullet).
+_KEY_LINE = re.compile(
+    r"^\s*(?:(?P<bullet>[-*]\s+)(?P<b_name>[A-Za-z_]\w*)(?:\s*\([^)]*\))?"
+    r"|(?P<t_name>[A-Za-z_]\w*)\s*\([^)]*\))\s*:\s*(?P<text>.*)$"
+)
+
+
+def _returned_keys(text: str | None) -> dict[str, str]:
+    """Key descriptions a ``Returns`` section lists; lines indented deeper continue a key."""
+    keys: dict[str, list[str]] = {}
+    last: list[str] | None = None
+    indent = 0
+    for line in (text or "").splitlines():
+        depth = len(line) - len(line.lstrip())
+        match = _KEY_LINE.match(line)
+        if match:
+            name = match.group("b_name") or match.group("t_name")
+            last, indent = keys.setdefault(name, []), depth
+            last.append(match.group("text").strip())
+        elif last is not None and line.strip() and depth > indent:
+            last.append(line.strip())
+        else:
+            last = None
+    return {name: _plain(" ".join(words).strip()) for name, words in keys.items() if any(words)}
 
 
 def _best_parse(text: str) -> Docstring:

@@ -12,11 +12,14 @@ Rules (without an output schema):
 * Anything else falls back to ``str(value)`` with no structured value.
 
 With an output schema the value is first validated against the declared return type, then
-dumped in JSON mode; a mismatch is a :class:`~toolkit.errors.ToolError`.
+dumped in JSON mode; a mismatch is a :class:`~toolkit.errors.ToolError` here. A function tool
+turns that error into a lenient result (the value serialized by the rules above, no structured
+value) unless the tool is strict; :func:`first_mismatch` words the error for logs and records.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from typing import Any
@@ -26,7 +29,7 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from toolkit.errors import ErrorCode, ToolError
 
-__all__ = ["AnnotationOutput", "SchemaOutput", "dumps", "serialize_plain"]
+__all__ = ["AnnotationOutput", "SchemaOutput", "dumps", "first_mismatch", "serialize_plain"]
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
@@ -65,13 +68,62 @@ def serialize_plain(value: Any) -> tuple[str, Any]:
     return _text_of(json_value), json_value
 
 
-def _mismatch(expected: str, errors: list[dict[str, Any]]) -> ToolError:
+def _mismatch(expected: str, errors: list[dict[str, Any]], value: Any = None) -> ToolError:
+    details: dict[str, Any] = {"expected": expected, "errors": errors}
+    if errors:
+        with contextlib.suppress(Exception):  # attributes that raise: the plain place will do
+            details["first"] = _located(value, errors)
     return ToolError(
         f"Tool returned a value that does not match its declared return type ({expected}). "
         "This is a fault in the tool, not in the arguments of the call.",
         code=ErrorCode.EXECUTION_ERROR,
-        details={"expected": expected, "errors": errors},
+        details=details,
     )
+
+
+def first_mismatch(error: ToolError) -> str:
+    """``"path.to.value: what is wrong"`` for the first mismatch an output error lists."""
+    details = error.details
+    first = details.get("first")
+    if isinstance(first, str):
+        return first
+    errors = details.get("errors")
+    head = errors[0] if isinstance(errors, list) and errors else None
+    if not isinstance(head, dict):
+        return error.message
+    return _worded(list(head.get("loc") or ()), [str(head.get("msg", "?"))])
+
+
+def _worded(loc: list[Any], messages: list[str]) -> str:
+    where = ".".join(str(part) for part in loc) or "(the whole value)"
+    return f"{where}: {'; or '.join(dict.fromkeys(messages))}"
+
+
+def _located(value: Any, errors: list[dict[str, Any]]) -> str:
+    """The first mismatch, at the place in ``value`` it concerns.
+
+    pydantic's locations also name the union member tried (``details.str``, ``details.bool``):
+    the part of a location that leads somewhere in the value is the place, the rest is the
+    member, and the messages of every member tried at that place are given together.
+    """
+    place = _reach(value, errors[0].get("loc") or ())
+    said = [str(e.get("msg", "?")) for e in errors if _reach(value, e.get("loc") or ()) == place]
+    return _worded(place, said)
+
+
+def _reach(value: Any, loc: Any) -> list[Any]:
+    place: list[Any] = []
+    for part in loc:
+        if (isinstance(value, dict) and part in value) or (
+            isinstance(value, list | tuple) and isinstance(part, int) and part < len(value)
+        ):
+            value = value[part]
+        elif isinstance(part, str) and part.isidentifier() and hasattr(value, part):
+            value = getattr(value, part, None)
+        else:
+            break
+        place.append(part)
+    return place
 
 
 class AnnotationOutput:
@@ -102,9 +154,9 @@ class AnnotationOutput:
             )
         except ValidationError as exc:
             errors = json.loads(exc.json(include_url=False, include_input=False))
-            raise _mismatch(self._expected, errors) from exc
+            raise _mismatch(self._expected, errors, value) from exc
         except PydanticSerializationError as exc:
-            raise _mismatch(self._expected, [{"msg": str(exc)}]) from exc
+            raise _mismatch(self._expected, [{"msg": str(exc)}], value) from exc
         text = _text_of(json_value)
         return text, ({"result": json_value} if self._wraps else json_value)
 
@@ -133,5 +185,5 @@ class SchemaOutput:
             for e in self._validator.iter_errors(json_value)
         ]
         if errors:
-            raise _mismatch("the tool's output schema", errors)
+            raise _mismatch("the tool's output schema", errors, json_value)
         return text, json_value

@@ -36,7 +36,19 @@ async def test_tools_list_serves_the_specs_verbatim(mode: str) -> None:
     assert echo.annotations is not None
     assert echo.annotations.read_only_hint is True
     assert echo.annotations.idempotent_hint is True
+    # Lenient output (the default): a value may break the schema, so none is published.
+    assert listed["find_bin"].output_schema is None
+
+
+async def test_tools_with_strict_output_publish_their_output_schema(mode: str) -> None:
+    registry = served_registry.build(strict_output=True)
+    async with Client(build_server(registry), mode=mode) as client:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+        found = await client.call_tool("find_bin", {"code": "B-12"})
     assert listed["find_bin"].output_schema == registry.get("find_bin").spec.output_schema
+    assert listed["add"].output_schema == registry.get("add").spec.output_schema
+    assert listed["slow"].output_schema == registry.get("slow").spec.output_schema
+    assert found.structured_content == {"code": "B-12", "zone": "north"}
 
 
 async def test_a_call_returns_text_and_structured_content(mode: str) -> None:
