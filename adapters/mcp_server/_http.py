@@ -10,15 +10,16 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 
 import uvicorn
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
-from adapters.mcp_server._auth import BearerGuard
-from adapters.mcp_server._events import BoundedEventStore
+from adapters.mcp_server._auth import BearerGuard, CallerGuard
+from adapters.mcp_server._events import BoundedEventStore, SessionScopedManager
 from adapters.mcp_server._host import HostCheck
 from adapters.mcp_server._json_replies import JsonRepliesFirst
 from adapters.mcp_server._parse_guard import ParseGuard
@@ -79,7 +80,8 @@ def http_app(
             ``subscriptions/listen`` stream, which get SSE; with sessions, always SSE.
         resumable: Number SSE events and keep them a while (a bounded store), so a client that
             lost a stream resumes it with ``Last-Event-ID`` (SEP-1699). ``None`` (default): on
-            with sessions, off when stateless (a resumed stream needs its session).
+            with sessions, off when stateless (a resumed stream needs its session). Event ids
+            are random and each session resumes only its own streams (:mod:`._events`).
 
     Returns:
         The ASGI application (run it with uvicorn or mount it in another Starlette app).
@@ -88,16 +90,21 @@ def http_app(
     server.changes.track_http = not stateless
     security = _security(host, allowed_hosts, allowed_origins)
     keep_events = (not stateless) if resumable is None else resumable
-    sse_app = server.streamable_http_app(
-        streamable_http_path=path,
-        stateless_http=stateless,
-        json_response=bool(json_response),
-        event_store=BoundedEventStore() if keep_events else None,
+    manager = SessionScopedManager(
+        app=server,
+        events=BoundedEventStore() if keep_events else None,
         retry_interval=_RETRY_MS if keep_events else None,
+        json_response=bool(json_response),
+        stateless=stateless,
+        security_settings=security,
         max_request_body_size=max_body_bytes,
-        transport_security=security,
-        host=host,
-        custom_starlette_routes=[Route(_HEALTH_PATH, _health(server), methods=["GET"])],
+    )
+    sse_app = Starlette(
+        routes=[
+            Route(path, endpoint=StreamableHTTPASGIApp(manager)),
+            Route(_HEALTH_PATH, _health(server), methods=["GET"]),
+        ],
+        lifespan=lambda _: manager.run(),
     )
     app: ASGIApp = sse_app
     if stateless and json_response is None:
@@ -112,6 +119,8 @@ def http_app(
     app = ParseGuard(app, path, max_body_bytes)
     if token is not None:
         app = BearerGuard(app, token, open_paths=frozenset({_HEALTH_PATH}))
+    if server.callers is not None:
+        app = CallerGuard(app, server.callers, open_paths=frozenset({_HEALTH_PATH}))
     return HostCheck(app, security, open_paths=frozenset({_HEALTH_PATH}))
 
 

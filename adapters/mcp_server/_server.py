@@ -56,6 +56,7 @@ class RegistryServer(Server[Any]):
     Attributes:
         registry: The registry served; changes to it reach connected clients.
         changes: The list-changed broadcaster.
+        callers: The bearer tokens of the known callers, if the server has them.
     """
 
     def __init__(
@@ -81,7 +82,7 @@ class RegistryServer(Server[Any]):
         self._listing: ToolListing | None = None
         self._log_levels: dict[str, str] = {}
         self._approver = ElicitingApprover(allow_destructive)
-        self._callers = callers
+        self.callers = callers
         super().__init__(
             name,
             version=version,
@@ -132,7 +133,7 @@ class RegistryServer(Server[Any]):
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> dict[str, Any]:
         cursor = params.cursor if params is not None else None
-        if self._callers is None:
+        if self.callers is None:
             return self.listing().page(cursor)
         values = {**_caller_values(ctx), **self._caller(ctx)}
         visible = await visible_entries(self.registry, self.listing().entries, values)
@@ -140,10 +141,10 @@ class RegistryServer(Server[Any]):
 
     def _caller(self, ctx: ServerRequestContext[Any]) -> dict[str, Any]:
         """The values of the caller whose bearer token this request carries ({} without a map)."""
-        if self._callers is None:
+        if self.callers is None:
             return {}
         headers = getattr(ctx.request, "headers", None)
-        caller = self._callers.identify(headers.get("authorization") if headers else None)
+        caller = self.callers.identify(headers.get("authorization") if headers else None)
         if caller is None:
             raise MCPError(
                 INVALID_REQUEST,

@@ -9,7 +9,6 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.exceptions import MCPError
 
 from adapters.mcp_server import build_server, http_app
 from adapters.mcp_server._callers import load_callers
@@ -86,13 +85,18 @@ async def test_each_caller_sees_and_runs_what_the_policy_allows_them(base_url: s
     assert refused.is_error is True
 
 
-@pytest.mark.anyio
-async def test_an_unknown_token_is_refused(base_url: str) -> None:
-    async with _client(base_url, "not-a-known-token-at-all") as stranger:
-        with pytest.raises(MCPError, match="Unknown or missing bearer token"):
-            await stranger.list_tools()
-        with pytest.raises(MCPError, match="Unknown or missing bearer token"):
-            await stranger.call_tool("whoami", {})
+def test_an_unknown_token_is_refused_before_any_method(base_url: str) -> None:
+    # Every method needs a caller's token, the handshake included: a 401 before the SDK.
+    for method in ("initialize", "tools/list", "tools/call"):
+        body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {}}
+        for auth in ({}, {"Authorization": "Bearer not-a-known-token-at-all"}):
+            answer = httpx2.post(
+                f"{base_url}/mcp",
+                json=body,
+                headers={"Accept": "application/json, text/event-stream", **auth},
+            )
+            assert answer.status_code == 401
+            assert "callers file" in answer.json()["error_description"]
 
 
 def test_a_caller_without_a_token_is_a_config_error() -> None:
