@@ -97,11 +97,15 @@ def _resume(client: httpx.Client, headers: dict[str, str], last_id: str) -> tupl
     its first result (a resumed stream of one's own stays open for what comes next)."""
     resume = {**headers, "Accept": "text/event-stream", "Last-Event-ID": last_id}
     seen: list[str] = []
-    with client.stream("GET", "/mcp", headers=resume) as response:
-        for event in _events(response.iter_lines()):
-            seen.append(json.dumps(event))
-            if '"result"' in event.get("data", ""):
-                break
+    quiet = httpx.Timeout(20, read=2)  # a stream left open with nothing more to say ends here
+    with client.stream("GET", "/mcp", headers=resume, timeout=quiet) as response:
+        try:
+            for event in _events(response.iter_lines()):
+                seen.append(json.dumps(event))
+                if '"result"' in event.get("data", ""):
+                    break
+        except httpx.ReadTimeout:
+            pass
         return response.status_code, "\n".join(seen)
 
 
