@@ -7,6 +7,8 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from pydantic_core import to_jsonable_python
+
 MASK = "***"
 
 #: Parameter names whose values are secrets (matched anywhere in the name, any case).
@@ -125,3 +127,35 @@ def scrub_secrets(text: str) -> str:
     for pattern, replacement in _TEXT_PATTERNS:
         text = pattern.sub(replacement, text)
     return text
+
+
+def jsonable(args: Any) -> Any:
+    """Validated values (enums, models, dates) as JSON data; never raises."""
+    try:
+        return to_jsonable_python(args, fallback=str)
+    except (Exception, RecursionError):
+        return None
+
+
+_PLAIN = (str, float, bool, type(None))
+
+
+def masked_arguments(args: Any) -> Any:
+    """The arguments as a record keeps them: JSON data, secrets masked, even when unreadable."""
+    if type(args) is dict:  # the usual flat arguments of plain values: kept as they are
+        for key, value in args.items():
+            kind = type(value)
+            if kind not in _PLAIN and not (kind is int and value.bit_length() <= 64):
+                break
+            if type(key) is not str or is_secret_name(key):
+                break
+        else:
+            return args
+    if isinstance(args, bytes | bytearray):
+        args = bytes(args).decode("utf-8", "replace")
+    if isinstance(args, str):
+        return scrub_secrets(args)
+    try:
+        return redact_arguments(to_jsonable_python(args, fallback=str))
+    except (Exception, RecursionError):
+        return "<arguments that cannot be recorded>"

@@ -34,6 +34,7 @@ from adapters.mcp_server._wire import call_result, tool_entry
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode
 from toolkit.invoker import new_call_id
+from toolkit.options import CallOptions
 from toolkit.registry import ToolRegistry
 from toolkit.spec import ToolSpec
 
@@ -83,6 +84,8 @@ class RegistryServer(Server[Any]):
         self._log_levels: dict[str, str] = {}
         self._approver = ElicitingApprover(allow_destructive)
         self.callers = callers
+        # With callers, each one hears only of the tools it may see (errors included).
+        self._scoped = CallOptions(hide_denied=callers is not None)
         super().__init__(
             name,
             version=version,
@@ -177,6 +180,7 @@ class RegistryServer(Server[Any]):
                     params.name,
                     params.arguments or {},
                     context,
+                    options=self._scoped,
                     call_id=call_id,
                     approver=approver,
                     propagate=(InputRequired,),
