@@ -17,7 +17,8 @@ Rules the path keeps:
   Only the caller's own cancellation, ``KeyboardInterrupt`` and the types in
   ``CallOptions.propagate`` leave the call path as exceptions.
 * Text that leaves the process (messages, records, logged tracebacks) passes the processor's
-  scrubber and has the registry's secrets and secret-named argument values masked.
+  scrubber and has the registry's secrets and secret-named argument values masked; so does
+  every argument value a call record keeps (:func:`toolkit._redact.masked_arguments`).
 * A local function stops being waited for after its own, the call's or the registry's timeout
   (300 s by default; ``None`` disables it).
 * A caller only ever hears about the tools it may see (``CallOptions.hide_denied``, the rule
@@ -379,6 +380,11 @@ class Invoker:
         hidden = (*self.secrets, *secret_values(jsonable(args)))
         return redact_text(text, hidden) if hidden else text
 
+    def _clean(self, text: str) -> str:
+        """One argument value as records keep it: scrubbed, the registry's secrets masked."""
+        text = self.processor.scrub(text)
+        return redact_text(text, self.secrets) if self.secrets else text
+
     def _fail(self, tool: str, error: ToolError, ref: str, arguments: Any) -> ToolResult:
         result = ToolResult.failure(error, tool=tool, call_id=ref)
         result.content = self._scrub(_messages.frame(tool, error, ref), arguments)
@@ -400,7 +406,7 @@ class Invoker:
         record = CallRecord(
             call_id=ref,
             tool=name,
-            arguments=masked_arguments(args),
+            arguments=masked_arguments(args, self._clean),
             outcome=outcome,
             code=code,
             duration_ms=(time.perf_counter() - t0) * 1000,

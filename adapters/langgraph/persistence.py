@@ -5,10 +5,15 @@ a SQLite file: an agent built with :func:`sqlite_checkpointer` that stops at an 
 ``interrupt()`` can be resumed with ``Command(resume=...)`` by a new process using the same
 file and ``thread_id``. For several replicas, use LangGraph's Postgres checkpointer instead
 (``langgraph-checkpoint-postgres``); :func:`build_agent` accepts any checkpointer.
+
+Rule: the state holds the calls and their arguments, so a file the library creates for it is
+readable by its owner only (0600); SQLite gives its journal files the same permissions.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -40,7 +45,7 @@ def sqlite_checkpointer(path: str | Path) -> SqliteSaver:
         from langgraph.checkpoint.sqlite import SqliteSaver
     except ImportError as exc:
         raise ImportError(_MISSING) from exc
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    _private_file(path)
     return SqliteSaver(sqlite3.connect(path, check_same_thread=False))
 
 
@@ -55,6 +60,15 @@ async def async_sqlite_checkpointer(path: str | Path) -> AsyncIterator[AsyncSqli
         from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
     except ImportError as exc:
         raise ImportError(_MISSING) from exc
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    _private_file(path)
     async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
         yield saver
+
+
+def _private_file(path: str | Path) -> None:
+    """Create ``path`` (and its folder) readable by its owner only, unless it exists."""
+    if str(path) == ":memory:" or str(path).startswith("file:"):
+        return  # no file, or a URI SQLite opens itself
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):  # an existing file keeps its permissions
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
