@@ -16,7 +16,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from adapters.mcp_server._auth import BearerGuard, CallerGuard
 from adapters.mcp_server._events import BoundedEventStore, SessionScopedManager
@@ -43,6 +43,7 @@ DEFAULT_MAX_CONNECTIONS = 4096
 _LOOPBACK_BINDS = frozenset({"127.0.0.1", "localhost", "::1"})
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 _HEALTH_PATH = "/healthz"
+_METRICS_PATH = "/metrics"
 #: How long a client waits before reconnecting a lost stream (the SSE ``retry`` field).
 _RETRY_MS = 1000
 
@@ -59,6 +60,7 @@ def http_app(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     json_response: bool | None = None,
     resumable: bool | None = None,
+    metrics: ASGIApp | None = None,
 ) -> ASGIApp:
     """An ASGI app serving ``server`` over streamable HTTP at ``path``.
 
@@ -82,6 +84,8 @@ def http_app(
             lost a stream resumes it with ``Last-Event-ID`` (SEP-1699). ``None`` (default): on
             with sessions, off when stateless (a resumed stream needs its session). Event ids
             are random and each session resumes only its own streams (:mod:`._events`).
+        metrics: An app answering ``/metrics`` (a Prometheus scrape endpoint). It sits behind
+            the same ``Host`` check and token (or callers) as the MCP endpoint.
 
     Returns:
         The ASGI application (run it with uvicorn or mount it in another Starlette app).
@@ -117,11 +121,14 @@ def http_app(
         )
         app = JsonRepliesFirst(sse_app, json_manager, path, max_body_bytes)
     app = ParseGuard(app, path, max_body_bytes)
+    if metrics is not None:
+        app = _route(app, _METRICS_PATH, metrics)
     if token is not None:
         app = BearerGuard(app, token, open_paths=frozenset({_HEALTH_PATH}))
     if server.callers is not None:
         app = CallerGuard(app, server.callers, open_paths=frozenset({_HEALTH_PATH}))
-    return HostCheck(app, security, open_paths=frozenset({_HEALTH_PATH}))
+    # The SDK's transport checks Host on the MCP path; the other paths are checked here.
+    return HostCheck(app, security, open_paths=frozenset({_HEALTH_PATH, _METRICS_PATH}))
 
 
 async def serve_http(
@@ -214,6 +221,18 @@ def _security(
         allowed_hosts=[h.lower() for h in (*hosts, *allowed_hosts)],
         allowed_origins=[o.lower() for o in (*origins, *allowed_origins)],
     )
+
+
+def _route(app: ASGIApp, path: str, endpoint: ASGIApp) -> ASGIApp:
+    """``app``, with ``endpoint`` answering HTTP requests for ``path``."""
+
+    async def route(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == path:
+            await endpoint(scope, receive, send)
+        else:
+            await app(scope, receive, send)
+
+    return route
 
 
 def _health(server: RegistryServer) -> Callable[[Request], Awaitable[Response]]:

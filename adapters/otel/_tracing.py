@@ -17,6 +17,7 @@ from typing import Any
 from opentelemetry import metrics, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from adapters.otel._labels import tool_label
 from toolkit.registry import ToolRegistry
 from toolkit.result import CallRecord
 
@@ -107,7 +108,8 @@ class CallTelemetry:
         code = record.code.value if record.code else "OK"
         if meters is not None:
             counter, histogram = meters
-            labels = {"tool": record.tool, "outcome": record.outcome, "code": code}
+            tool = tool_label(record, self.registry)
+            labels = {"tool": tool, "outcome": record.outcome, "code": code}
             counter.add(1, labels)
             histogram.record(record.duration_ms, labels)
         if tracer is not None:
