@@ -99,6 +99,11 @@ _TEXT_PATTERNS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str
         re.compile(rf"(?i)(\b{_KEY}[\"']?\s*[:=]\s*)(\"[^\"]*\"|'[^']*'|[^\s,;&}}\])]+)"),
         lambda m: m[1] + (m[2][0] + MASK + m[2][0] if m[2][0] in "\"'" else MASK),
     ),
+    # query parameters named key, sig or signature (?key=…, &x-amz-signature=…)
+    (
+        re.compile(r"(?i)([?&][\w.-]*(?:key|sig|signature)=)[^&#\s'\"]+"),
+        rf"\1{MASK}",
+    ),
     # well-known key formats
     (
         re.compile(

@@ -1,4 +1,5 @@
-"""Secrets in argument values stay out of records, the call log and spans (issue 22, item 8).
+"""Secrets in argument values stay out of records, the call log and spans (issue 22, item 8),
+and credentials in query strings out of the wire log (item 10).
 
 Before, only secret-named parameters were masked: ``password=hunter2`` inside a query, a bearer
 token in a note, an ``sk-`` key, or the registry's own ``secrets=`` value reached call records,
@@ -10,18 +11,27 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sqlite3
 import stat
 from pathlib import Path
 from typing import Any
 
+import httpx
+import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
 
 from adapters.otel import instrument
+from tests.support.serving import serving
 from toolkit import ToolRegistry, mcp_tool
 from toolkit.call_log import CallLog
+from toolkit.wire_log import WIRE_LOG_ENV, httpx_event_hooks
 
 REGISTRY_SECRET = "acme-internal-9f8e7d6c"
 LEAKS = (
@@ -110,3 +120,35 @@ def test_an_oauth_token_store_is_owner_only(tmp_path: Path) -> None:
     store = FileTokenStorage(tmp_path / "oauth" / "server.json")
     asyncio.run(store.set_tokens(OAuthToken(access_token="abc", token_type="Bearer")))
     assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
+
+
+QUERY_SECRETS = {
+    "api_key": "qk-api-1111",
+    "access_token": "qk-access-2222",
+    "token": "qk-token-3333",
+    "key": "qk-key-4444",
+    "secret": "qk-secret-5555",
+    "password": "qk-password-6666",
+    "sig": "qk-sig-7777",
+}
+
+
+def test_the_wire_log_masks_credentials_in_query_strings(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def ok(request: Request) -> PlainTextResponse:
+        return PlainTextResponse("ok")
+
+    monkeypatch.setenv(WIRE_LOG_ENV, "1")
+    app = Starlette(routes=[Route("/search", ok)])
+
+    async def fetch(url: str) -> int:
+        async with httpx.AsyncClient(event_hooks=httpx_event_hooks()) as client:
+            return (await client.get(url, params={**QUERY_SECRETS, "q": "bins"})).status_code
+
+    with serving(app) as base, caplog.at_level(logging.INFO, logger="toolkit.wire"):
+        assert asyncio.run(fetch(f"{base}/search")) == 200
+    lines = [r.getMessage() for r in caplog.records if r.name == "toolkit.wire"]
+    targets = [str(getattr(r, "wire", {}).get("target")) for r in caplog.records]
+    assert len(lines) == 1 and "q=bins" in lines[0]
+    assert [v for v in QUERY_SECRETS.values() if v in lines[0] + " ".join(targets)] == []
