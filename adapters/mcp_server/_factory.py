@@ -37,11 +37,21 @@ __all__ = ["AppSettings", "create_app", "observe"]
 log = logging.getLogger("toolkit.server")
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
 
 
 def _flag(env: Mapping[str, str], name: str, default: bool = False) -> bool:
+    """A yes/no variable. Rule: a value that is neither is refused, never read as off."""
     value = env.get(name)
-    return default if value is None or not value.strip() else value.strip().lower() in _TRUE
+    if value is None or not value.strip():
+        return default
+    word = value.strip().lower()
+    if word in _TRUE or word in _FALSE:
+        return word in _TRUE
+    raise ValueError(
+        f"${name}={value!r} is neither on nor off: use one of "
+        f"{', '.join(sorted(_TRUE))} or {', '.join(sorted(_FALSE))}."
+    )
 
 
 def _names(env: Mapping[str, str], name: str) -> tuple[str, ...]:

@@ -1,12 +1,14 @@
 """Streamable HTTP transport: a Starlette app at ``/mcp`` and a uvicorn runner.
 
 Secure by default: stateless (no session map to grow or to pin clients to a replica), bound
-to 127.0.0.1, ``Host``/``Origin`` checked against DNS rebinding, request bodies capped, and an
+to 127.0.0.1 (another address without a token or callers logs a warning), ``Host``/``Origin`` checked against DNS rebinding, request bodies capped, and an
 optional bearer token. ``/healthz`` answers without a token for load balancers and probes.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 
 import uvicorn
@@ -33,6 +35,8 @@ __all__ = [
     "serve_http",
     "uvicorn_config",
 ]
+
+log = logging.getLogger("toolkit.server")
 
 #: Default cap on a request body (1 MiB): far above any honest tool call.
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
@@ -90,6 +94,13 @@ def http_app(
     Returns:
         The ASGI application (run it with uvicorn or mount it in another Starlette app).
     """
+    if token is None and server.callers is None and not _is_loopback(host):
+        log.warning(
+            "serving MCP on %s without a bearer token: any machine that reaches this address "
+            "can call every tool. Set a token (--token-env / TOOLKIT_TOKEN_ENV) or a callers "
+            "file (--callers / TOOLKIT_CALLERS), or bind to 127.0.0.1.",
+            host,
+        )
     server.legacy_list_changed = not stateless
     server.changes.track_http = not stateless
     security = _security(host, allowed_hosts, allowed_origins)
@@ -221,6 +232,15 @@ def _security(
         allowed_hosts=[h.lower() for h in (*hosts, *allowed_hosts)],
         allowed_origins=[o.lower() for o in (*origins, *allowed_origins)],
     )
+
+
+def _is_loopback(host: str) -> bool:
+    if host in _LOOPBACK_BINDS:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def _route(app: ASGIApp, path: str, endpoint: ASGIApp) -> ASGIApp:
