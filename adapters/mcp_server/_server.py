@@ -91,7 +91,9 @@ class RegistryServer(Server[Any]):
             version=version,
             instructions=instructions,
             lifespan=_lifespan,
-            get_tool_input_schema=self._input_schema,
+            # With callers, the SDK reads a tool's schema (for Mcp-Param headers) from this
+            # caller's own tools/list, so a hidden tool's schema answers nothing either.
+            get_tool_input_schema=self._input_schema if callers is None else None,
             on_subscriptions_listen=self.changes.listen_handler,
         )
         # Registered here rather than as on_* arguments: they return wire dicts, not models.
