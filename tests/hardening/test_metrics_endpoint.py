@@ -12,8 +12,10 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from adapters.mcp_server import AppSettings, create_app
+from adapters.mcp_server import AppSettings, build_server, create_app, http_app, load_callers
+from adapters.otel.prometheus import PrometheusMetrics
 from tests.support.serving import serving
+from toolkit import ToolRegistry
 
 TOKEN = "metrics-token-0123456789abcdef"
 HEADERS = {"Accept": "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25"}
@@ -67,3 +69,17 @@ def test_made_up_tool_names_share_one_label(base: str) -> None:
     assert not [n for n in range(MADE_UP) if f"made_up_tool_{n}" in after]
     assert 'tool="_unknown"' in after
     assert len(after.splitlines()) == len(before.splitlines())  # no new series
+
+
+def test_with_callers_the_scrape_needs_a_callers_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SCRAPER_TOKEN", "scraper-token-0123456789abcdef")
+    callers = load_callers({"callers": {"scraper": {"token": "${SCRAPER_TOKEN}"}}})
+    registry = ToolRegistry()
+    metrics = PrometheusMetrics()
+    metrics.attach(registry)
+    app = http_app(build_server(registry, callers=callers), metrics=metrics.asgi_app())
+    with serving(app) as url:
+        anonymous = _scrape(url)
+        known = _scrape(url, Authorization="Bearer scraper-token-0123456789abcdef")
+    assert anonymous.status_code == 401
+    assert known.status_code == 200 and "toolkit_tool_calls" in known.text
