@@ -7,6 +7,8 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from pydantic_core import to_jsonable_python
+
 MASK = "***"
 
 #: Parameter names whose values are secrets (matched anywhere in the name, any case).
@@ -97,6 +99,11 @@ _TEXT_PATTERNS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str
         re.compile(rf"(?i)(\b{_KEY}[\"']?\s*[:=]\s*)(\"[^\"]*\"|'[^']*'|[^\s,;&}}\])]+)"),
         lambda m: m[1] + (m[2][0] + MASK + m[2][0] if m[2][0] in "\"'" else MASK),
     ),
+    # query parameters named key, sig or signature (?key=…, &x-amz-signature=…)
+    (
+        re.compile(r"(?i)([?&][\w.-]*(?:key|sig|signature)=)[^&#\s'\"]+"),
+        rf"\1{MASK}",
+    ),
     # well-known key formats
     (
         re.compile(
@@ -114,6 +121,14 @@ _TEXT_PATTERNS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str
 )
 
 
+# What every pattern above needs somewhere in the text: most text has none of it and is returned
+# after one search instead of six substitutions.
+_MAY_HOLD_SECRET = re.compile(
+    r"[:=]|(?i:bearer)|-----BEGIN|AKIA|ASIA|gh[pousr]_|github_pat_|glpat-|sk-|xox[abprs]-|AIza"
+    r"|[rs]k_(?:live|test)_|eyJ"
+)
+
+
 def scrub_secrets(text: str) -> str:
     """``text`` with secrets in common shapes masked: key=value pairs with secret-like keys,
     ``Authorization`` headers and bearer tokens, passwords in URLs, well-known key formats.
@@ -122,6 +137,67 @@ def scrub_secrets(text: str) -> str:
         >>> scrub_secrets("login failed for postgres://app:hunter22@db/x, token=abc123")
         'login failed for postgres://app:***@db/x, token=***'
     """
+    if _MAY_HOLD_SECRET.search(text) is None:
+        return text
     for pattern, replacement in _TEXT_PATTERNS:
         text = pattern.sub(replacement, text)
     return text
+
+
+def jsonable(args: Any) -> Any:
+    """Validated values (enums, models, dates) as JSON data; never raises."""
+    try:
+        return to_jsonable_python(args, fallback=str)
+    except (Exception, RecursionError):
+        return None
+
+
+_PLAIN = (str, float, bool, type(None))
+
+
+def masked_arguments(args: Any, clean: Callable[[str], str] = scrub_secrets) -> Any:
+    """The arguments as a record keeps them, even when unreadable: JSON data, the values of
+    secret-named keys masked, and every string value passed through ``clean``.
+
+    Rule: argument values reach a call record (and so the call log, metrics and spans, which
+    read records) only after the processor's scrubber and the registry's ``secrets``, which
+    the invoker's ``clean`` applies: ``{"q": "password=hunter2"}`` is kept as
+    ``{"q": "password=***"}``.
+    """
+    if type(args) is dict:  # the usual flat arguments of plain values: no copy unless cleaned
+        for key, value in args.items():
+            kind = type(value)
+            if kind not in _PLAIN and not (kind is int and value.bit_length() <= 64):
+                break
+            if type(key) is not str or is_secret_name(key):
+                break
+        else:
+            return _cleaned_flat(args, clean)
+    if isinstance(args, bytes | bytearray):
+        args = bytes(args).decode("utf-8", "replace")
+    if isinstance(args, str):
+        return clean(scrub_secrets(args))
+    try:
+        return _cleaned(redact_arguments(to_jsonable_python(args, fallback=str)), clean)
+    except (Exception, RecursionError):
+        return "<arguments that cannot be recorded>"
+
+
+def _cleaned_flat(args: dict[str, Any], clean: Callable[[str], str]) -> dict[str, Any]:
+    out = args
+    for key, value in args.items():
+        if type(value) is str and (fresh := clean(value)) != value:
+            if out is args:
+                out = dict(args)
+            out[key] = fresh
+    return out
+
+
+def _cleaned(value: Any, clean: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, dict):
+        return {k: _cleaned(v, clean) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cleaned(v, clean) for v in value]
+    return value

@@ -17,9 +17,13 @@ Rules the path keeps:
   Only the caller's own cancellation, ``KeyboardInterrupt`` and the types in
   ``CallOptions.propagate`` leave the call path as exceptions.
 * Text that leaves the process (messages, records, logged tracebacks) passes the processor's
-  scrubber and has the registry's secrets and secret-named argument values masked.
+  scrubber and has the registry's secrets and secret-named argument values masked; so does
+  every argument value a call record keeps (:func:`toolkit._redact.masked_arguments`).
 * A local function stops being waited for after its own, the call's or the registry's timeout
   (300 s by default; ``None`` disables it).
+* A caller only ever hears about the tools it may see (``CallOptions.hide_denied``, the rule
+  in :mod:`toolkit._visibility`): a tool hidden from it is ``TOOL_NOT_FOUND`` before its
+  arguments are read or validated, and every message names its visible tools only.
 """
 
 from __future__ import annotations
@@ -33,16 +37,14 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pydantic_core import to_jsonable_python
 from tenacity import RetryCallState, Retrying, wait_exponential, wait_random
 
-from toolkit import _arguments, _messages
+from toolkit import _arguments, _messages, _visibility
 from toolkit._loose_output import loose_output
 from toolkit._redact import (
-    is_secret_name,
-    redact_arguments,
+    jsonable,
+    masked_arguments,
     redact_text,
-    scrub_secrets,
     secret_values,
 )
 from toolkit._sync import run_sync
@@ -163,6 +165,8 @@ class Invoker:
         args: Any = arguments
         decision, attempts = "allow", 0
         try:
+            if options.hide_denied:
+                await self._require_visible(name, ctx, options, wait)
             tool = self._lookup(name)
             args = self._parse(arguments)
             args = self._validate(tool, args)
@@ -195,6 +199,23 @@ class Invoker:
             result.output_mismatch,
         )
         return result
+
+    # -- visibility (toolkit._visibility) ------------------------------------------------------
+
+    async def visible_names(
+        self, context: ToolContext | None = None, policy: Policy | None = None
+    ) -> list[str]:
+        """The tools the policy (``policy`` or the invoker's) does not deny ``context``'s caller."""
+        ctx = context or ToolContext()
+        return await _visibility.visible(self.tools, policy or self.policy, ctx, ASYNC)
+
+    async def _require_visible(
+        self, name: str, ctx: ToolContext, options: CallOptions, wait: Waiting
+    ) -> None:
+        policy = options.policy or self.policy
+        if not await _visibility.sees(self.tools, name, policy, ctx, wait):
+            seen = await _visibility.visible(self.tools, policy, ctx, wait)
+            raise _Failed(self._processed(_messages.tool_not_found(name, seen)))
 
     # -- steps ---------------------------------------------------------------------------------
 
@@ -368,8 +389,13 @@ class Invoker:
 
     def _scrub(self, text: str, args: Any) -> str:
         text = self.processor.scrub(text)
-        hidden = (*self.secrets, *secret_values(_jsonable(args)))
+        hidden = (*self.secrets, *secret_values(jsonable(args)))
         return redact_text(text, hidden) if hidden else text
+
+    def _clean(self, text: str) -> str:
+        """One argument value as records keep it: scrubbed, the registry's secrets masked."""
+        text = self.processor.scrub(text)
+        return redact_text(text, self.secrets) if self.secrets else text
 
     def _fail(self, tool: str, error: ToolError, ref: str, arguments: Any) -> ToolResult:
         result = ToolResult.failure(error, tool=tool, call_id=ref)
@@ -393,7 +419,7 @@ class Invoker:
         record = CallRecord(
             call_id=ref,
             tool=name,
-            arguments=_masked(args),
+            arguments=masked_arguments(args, self._clean),
             outcome=outcome,
             code=code,
             duration_ms=(time.perf_counter() - t0) * 1000,
@@ -419,35 +445,3 @@ def _context(context: ToolContext | None, name: str, ref: str) -> ToolContext:
     if context is None:
         return ToolContext(tool=name, call_id=ref)
     return dataclasses.replace(context, tool=name, call_id=context.call_id or ref)
-
-
-def _jsonable(args: Any) -> Any:
-    """Validated values (enums, models, dates) as JSON data; never raises."""
-    try:
-        return to_jsonable_python(args, fallback=str)
-    except (Exception, RecursionError):
-        return None
-
-
-_PLAIN = (str, float, bool, type(None))
-
-
-def _masked(args: Any) -> Any:
-    """The arguments as a record keeps them: JSON data, secrets masked, even when unreadable."""
-    if type(args) is dict:  # the usual flat arguments of plain values: kept as they are
-        for key, value in args.items():
-            kind = type(value)
-            if kind not in _PLAIN and not (kind is int and value.bit_length() <= 64):
-                break
-            if type(key) is not str or is_secret_name(key):
-                break
-        else:
-            return args
-    if isinstance(args, bytes | bytearray):
-        args = bytes(args).decode("utf-8", "replace")
-    if isinstance(args, str):
-        return scrub_secrets(args)
-    try:
-        return redact_arguments(to_jsonable_python(args, fallback=str))
-    except (Exception, RecursionError):
-        return "<arguments that cannot be recorded>"

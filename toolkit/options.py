@@ -35,6 +35,10 @@ class CallOptions:
         timeout: Seconds for this call, winning over the tool's and the registry's timeout.
         on_record: Called with this call's :class:`~toolkit.CallRecord`, after the registry's
             own subscribers.
+        hide_denied: The caller sees only the tools the policy does not deny it (see
+            :meth:`~toolkit.ToolRegistry.visible_names`): any other tool is ``TOOL_NOT_FOUND``
+            before its arguments are read, and every message names visible tools only. Sinks
+            that list tools per caller (the MCP server with callers) set it.
 
     Example:
         >>> from toolkit import CallOptions
@@ -50,6 +54,7 @@ class CallOptions:
     propagate: tuple[type[BaseException], ...] = ()
     timeout: float | None = None
     on_record: Callable[[CallRecord], None] | None = None
+    hide_denied: bool = False
 
     def replace(self, **changes: Any) -> CallOptions:
         """A copy with ``changes`` applied."""

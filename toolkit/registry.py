@@ -317,6 +317,18 @@ class ToolRegistry(Searchable):
 
         return registry_html(list(self._tools.values()))
 
+    async def visible_names(
+        self, context: ToolContext | None = None, *, policy: Policy | None = None
+    ) -> list[str]:
+        """The names of the tools a caller may see: those the policy does not deny it.
+
+        The policy (``policy`` or the registry's) is asked once per tool with the caller's
+        ``context`` and no arguments; ``"deny"`` (or a policy that raises) hides the tool.
+        Listings per caller come from here, and so do the messages of calls made with
+        ``CallOptions(hide_denied=True)``.
+        """
+        return await self.invoker.visible_names(context, policy)
+
     # -- calling -------------------------------------------------------------------------------
 
     async def call(

@@ -20,6 +20,7 @@ from typing import Any
 from opentelemetry import metrics, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from toolkit.labels import tool_label
 from toolkit.result import CallRecord
 
 __all__ = ["MAX_ARGUMENT_CHARS", "CallTelemetry"]
@@ -114,7 +115,8 @@ class CallTelemetry:
         code = record.code.value if record.code else "OK"
         if meters is not None:
             counter, histogram = meters
-            labels = {"tool": record.tool, "outcome": record.outcome, "code": code}
+            tool = tool_label(record, registry)
+            labels = {"tool": tool, "outcome": record.outcome, "code": code}
             counter.add(1, labels)
             histogram.record(record.duration_ms, labels)
         if tracer is not None:

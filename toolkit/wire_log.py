@@ -3,7 +3,11 @@
 Off unless asked for (``TOOLKIT_WIRE_LOG=1`` or the ``toolkit.wire`` logger at DEBUG). Each
 line says what was sent where, the status, how long it took and how big it was, with bodies
 truncated and secrets masked (secret-named JSON keys, ``Authorization``-like headers, and the
-values of known secrets). HTTP endpoint tools and remote MCP servers call :func:`log_exchange`
+values of known secrets).
+
+Rule: a target URL is masked as call records are, by the default scrubber: credentials in its
+query string (``api_key=``, ``access_token=``, ``token=``, ``key=``, ``secret=``,
+``password=``, ``sig=``…) and a password in its user part never reach the log. HTTP endpoint tools and remote MCP servers call :func:`log_exchange`
 or hand :func:`httpx_event_hooks` to their ``httpx`` client.
 
 Example:
@@ -121,6 +125,7 @@ def log_exchange(
     """
     if not wire_log_enabled():
         return
+    target = redact_text(scrub_secrets(target), secrets)
     sent = request_size if request_size is not None else _size(request_body)
     got = response_size if response_size is not None else _size(response_body)
     log.log(
@@ -128,7 +133,7 @@ def log_exchange(
         "%s %s %s -> %s in %.1f ms (sent %s B, got %s B) request=%s response=%s",
         kind,
         method,
-        redact_text(target, secrets),
+        target,
         status,
         duration_ms,
         sent if sent is not None else "?",
@@ -139,7 +144,7 @@ def log_exchange(
             "wire": {
                 "kind": kind,
                 "method": method,
-                "target": redact_text(target, secrets),
+                "target": target,
                 "status": status,
                 "duration_ms": duration_ms,
                 "request_size": sent,

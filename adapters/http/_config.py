@@ -193,10 +193,13 @@ class HttpToolConfig(BaseModel):
             add(f"{tool!r}: tool name must match ^[a-zA-Z0-9_-]{{1,64}}$; rename it")
         if self.verb not in METHODS:
             add(f"{tool}.method: {self.method!r} is not an HTTP method; use one of {METHODS}")
-        if not re.match(r"^https?://[^/{}\s]+", self.endpoint):
+        # The whole host and port, not a prefix of them: a placeholder there would let the
+        # model pick the server (https://a{host}/x).
+        if not re.match(r"^https?://[^/{}\s?#]+(?:[/?#]|$)", self.endpoint):
             add(
-                f"{tool}.endpoint: {self.endpoint!r} is not an absolute http(s) URL; "
-                "write https://host/path/{placeholder}"
+                f"{tool}.endpoint: {self.endpoint!r} is not an absolute http(s) URL with a fixed "
+                "host and port; write https://host/path/{placeholder} (placeholders only after "
+                "the host)"
             )
         placeholders = _PLACEHOLDER.findall(self.endpoint)
         path_params = {p.name for p in self.parameters if p.position == "path"}

@@ -9,11 +9,15 @@ replica resumes what another one paused. :func:`build_agent` accepts any checkpo
 
 Rule: the tables are set up on first use (under an advisory lock, so replicas starting at once
 do not race), and a URL's password never appears in a message.
+
+Rule: the state holds the calls and their arguments, so a file the library creates for it is
+readable by its owner only (0600); SQLite gives its journal files the same permissions.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -56,7 +60,7 @@ def sqlite_checkpointer(path: str | Path) -> SqliteSaver:
         from langgraph.checkpoint.sqlite import SqliteSaver
     except ImportError as exc:
         raise ImportError(_MISSING) from exc
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    _private_file(path)
     return SqliteSaver(sqlite3.connect(path, check_same_thread=False))
 
 
@@ -71,7 +75,7 @@ async def async_sqlite_checkpointer(path: str | Path) -> AsyncIterator[AsyncSqli
         from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
     except ImportError as exc:
         raise ImportError(_MISSING) from exc
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    _private_file(path)
     async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
         yield saver
 
@@ -191,3 +195,12 @@ async def async_checkpointer(target: str | Path) -> AsyncIterator[BaseCheckpoint
     else:
         async with async_sqlite_checkpointer(target) as sqlite_saver:
             yield sqlite_saver
+
+
+def _private_file(path: str | Path) -> None:
+    """Create ``path`` (and its folder) readable by its owner only, unless it exists."""
+    if str(path) == ":memory:" or str(path).startswith("file:"):
+        return  # no file, or a URI SQLite opens itself
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):  # an existing file keeps its permissions
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))

@@ -8,14 +8,15 @@ A callers file (JSON or YAML)::
 
 Each request's ``Authorization: Bearer`` token is compared (constant time) with every caller's;
 the match's fields go into ``ToolContext.values`` (``caller``, ``tenant``, ``user``,
-``scopes``), so the policy can decide by caller, and ``tools/list`` shows each caller only
-the tools the policy does not deny them.
+``scopes``), so the policy can decide by caller. Rule: a caller only ever hears about the tools
+it may see: ``tools/list`` shows only the tools the policy does not deny it, and its calls are
+made with ``CallOptions(hide_denied=True)``, so a hidden tool is ``TOOL_NOT_FOUND`` (no schema,
+no parameters) and not-found and did-you-mean messages name its visible tools only.
 """
 
 from __future__ import annotations
 
 import hmac
-import inspect
 import json
 import os
 import re
@@ -27,7 +28,6 @@ from typing import Any
 import yaml
 
 from toolkit.context import ToolContext
-from toolkit.policy import CallRequest
 from toolkit.registry import ToolRegistry
 
 __all__ = ["Caller", "CallerMap", "load_callers", "visible_entries"]
@@ -128,20 +128,7 @@ def _expand(text: str, caller: str) -> str:
 async def visible_entries(
     registry: ToolRegistry, entries: Sequence[dict[str, Any]], values: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
-    """The ``tools/list`` entries whose tool the registry's policy does not deny this caller."""
-    policy = registry.invoker.policy
-    out = []
-    for entry in entries:
-        name = entry["name"]
-        if name not in registry:
-            continue
-        context = ToolContext(tool=name, values=values)
-        request = CallRequest(
-            tool=name, arguments={}, spec=registry.get(name).spec, context=context
-        )
-        decision = policy(request)
-        if inspect.isawaitable(decision):
-            decision = await decision
-        if decision != "deny":
-            out.append(entry)
-    return out
+    """The ``tools/list`` entries of the tools this caller may see (the core's visibility rule,
+    :meth:`~toolkit.ToolRegistry.visible_names`)."""
+    visible = set(await registry.visible_names(ToolContext(values=values)))
+    return [entry for entry in entries if entry["name"] in visible]

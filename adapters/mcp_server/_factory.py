@@ -24,7 +24,7 @@ from typing import Any
 import anyio.to_thread
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from adapters.mcp_server._auth import BearerGuard, token_from_env
+from adapters.mcp_server._auth import token_from_env
 from adapters.mcp_server._callers import load_callers
 from adapters.mcp_server._http import DEFAULT_MAX_BODY_BYTES, http_app
 from adapters.mcp_server._server import build_server
@@ -39,11 +39,21 @@ __all__ = ["AppSettings", "create_app", "observe"]
 log = logging.getLogger("toolkit.server")
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
 
 
 def _flag(env: Mapping[str, str], name: str, default: bool = False) -> bool:
+    """A yes/no variable. Rule: a value that is neither is refused, never read as off."""
     value = env.get(name)
-    return default if value is None or not value.strip() else value.strip().lower() in _TRUE
+    if value is None or not value.strip():
+        return default
+    word = value.strip().lower()
+    if word in _TRUE or word in _FALSE:
+        return word in _TRUE
+    raise ValueError(
+        f"${name}={value!r} is neither on nor off: use one of "
+        f"{', '.join(sorted(_TRUE))} or {', '.join(sorted(_FALSE))}."
+    )
 
 
 def _names(env: Mapping[str, str], name: str) -> tuple[str, ...]:
@@ -325,15 +335,10 @@ def create_app(settings: AppSettings | None = None) -> ASGIApp:
         host=settings.host,
         allowed_hosts=settings.allowed_hosts,
         max_body_bytes=settings.max_body_bytes,
+        metrics=metrics,  # behind the same Host check and token (or callers) as /mcp
     )
     if toolsets or has_servers:
         app = _with_sources(app, registry, toolsets, settings.config if has_servers else None)
     if call_log is not None:
         app = _closing(_with_caller(app, settings.caller_header), call_log)
-    if metrics is None:
-        return app
-    from adapters.otel.prometheus import with_metrics
-
-    if token is not None:
-        metrics = BearerGuard(metrics, token)
-    return with_metrics(app, metrics)
+    return app

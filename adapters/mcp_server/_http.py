@@ -1,24 +1,27 @@
 """Streamable HTTP transport: a Starlette app at ``/mcp`` and a uvicorn runner.
 
 Secure by default: stateless (no session map to grow or to pin clients to a replica), bound
-to 127.0.0.1, ``Host``/``Origin`` checked against DNS rebinding, request bodies capped, and an
+to 127.0.0.1 (another address without a token or callers logs a warning), ``Host``/``Origin`` checked against DNS rebinding, request bodies capped, and an
 optional bearer token. ``/healthz`` answers without a token for load balancers and probes.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 
 import uvicorn
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from adapters.mcp_server._auth import BearerGuard
-from adapters.mcp_server._events import BoundedEventStore
+from adapters.mcp_server._auth import BearerGuard, CallerGuard
+from adapters.mcp_server._events import BoundedEventStore, SessionScopedManager
 from adapters.mcp_server._host import HostCheck
 from adapters.mcp_server._json_replies import JsonRepliesFirst
 from adapters.mcp_server._parse_guard import ParseGuard
@@ -33,6 +36,8 @@ __all__ = [
     "uvicorn_config",
 ]
 
+log = logging.getLogger("toolkit.server")
+
 #: Default cap on a request body (1 MiB): far above any honest tool call.
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 
@@ -42,6 +47,7 @@ DEFAULT_MAX_CONNECTIONS = 4096
 _LOOPBACK_BINDS = frozenset({"127.0.0.1", "localhost", "::1"})
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 _HEALTH_PATH = "/healthz"
+_METRICS_PATH = "/metrics"
 #: How long a client waits before reconnecting a lost stream (the SSE ``retry`` field).
 _RETRY_MS = 1000
 
@@ -58,6 +64,7 @@ def http_app(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     json_response: bool | None = None,
     resumable: bool | None = None,
+    metrics: ASGIApp | None = None,
 ) -> ASGIApp:
     """An ASGI app serving ``server`` over streamable HTTP at ``path``.
 
@@ -79,25 +86,40 @@ def http_app(
             ``subscriptions/listen`` stream, which get SSE; with sessions, always SSE.
         resumable: Number SSE events and keep them a while (a bounded store), so a client that
             lost a stream resumes it with ``Last-Event-ID`` (SEP-1699). ``None`` (default): on
-            with sessions, off when stateless (a resumed stream needs its session).
+            with sessions, off when stateless (a resumed stream needs its session). Event ids
+            are random and each session resumes only its own streams (:mod:`._events`).
+        metrics: An app answering ``/metrics`` (a Prometheus scrape endpoint). It sits behind
+            the same ``Host`` check and token (or callers) as the MCP endpoint.
 
     Returns:
         The ASGI application (run it with uvicorn or mount it in another Starlette app).
     """
+    if token is None and server.callers is None and not _is_loopback(host):
+        log.warning(
+            "serving MCP on %s without a bearer token: any machine that reaches this address "
+            "can call every tool. Set a token (--token-env / TOOLKIT_TOKEN_ENV) or a callers "
+            "file (--callers / TOOLKIT_CALLERS), or bind to 127.0.0.1.",
+            host,
+        )
     server.legacy_list_changed = not stateless
     server.changes.track_http = not stateless
     security = _security(host, allowed_hosts, allowed_origins)
     keep_events = (not stateless) if resumable is None else resumable
-    sse_app = server.streamable_http_app(
-        streamable_http_path=path,
-        stateless_http=stateless,
-        json_response=bool(json_response),
-        event_store=BoundedEventStore() if keep_events else None,
+    manager = SessionScopedManager(
+        app=server,
+        events=BoundedEventStore() if keep_events else None,
         retry_interval=_RETRY_MS if keep_events else None,
+        json_response=bool(json_response),
+        stateless=stateless,
+        security_settings=security,
         max_request_body_size=max_body_bytes,
-        transport_security=security,
-        host=host,
-        custom_starlette_routes=[Route(_HEALTH_PATH, _health(server), methods=["GET"])],
+    )
+    sse_app = Starlette(
+        routes=[
+            Route(path, endpoint=StreamableHTTPASGIApp(manager)),
+            Route(_HEALTH_PATH, _health(server), methods=["GET"]),
+        ],
+        lifespan=lambda _: manager.run(),
     )
     app: ASGIApp = sse_app
     if stateless and json_response is None:
@@ -110,9 +132,14 @@ def http_app(
         )
         app = JsonRepliesFirst(sse_app, json_manager, path, max_body_bytes)
     app = ParseGuard(app, path, max_body_bytes)
+    if metrics is not None:
+        app = _route(app, _METRICS_PATH, metrics)
     if token is not None:
         app = BearerGuard(app, token, open_paths=frozenset({_HEALTH_PATH}))
-    return HostCheck(app, security, open_paths=frozenset({_HEALTH_PATH}))
+    if server.callers is not None:
+        app = CallerGuard(app, server.callers, open_paths=frozenset({_HEALTH_PATH}))
+    # The SDK's transport checks Host on the MCP path; the other paths are checked here.
+    return HostCheck(app, security, open_paths=frozenset({_HEALTH_PATH, _METRICS_PATH}))
 
 
 async def serve_http(
@@ -205,6 +232,27 @@ def _security(
         allowed_hosts=[h.lower() for h in (*hosts, *allowed_hosts)],
         allowed_origins=[o.lower() for o in (*origins, *allowed_origins)],
     )
+
+
+def _is_loopback(host: str) -> bool:
+    if host in _LOOPBACK_BINDS:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _route(app: ASGIApp, path: str, endpoint: ASGIApp) -> ASGIApp:
+    """``app``, with ``endpoint`` answering HTTP requests for ``path``."""
+
+    async def route(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == path:
+            await endpoint(scope, receive, send)
+        else:
+            await app(scope, receive, send)
+
+    return route
 
 
 def _health(server: RegistryServer) -> Callable[[Request], Awaitable[Response]]:

@@ -36,7 +36,7 @@ class JsonRepliesFirst:
     also runs the JSON manager.
 
     Args:
-        app: The Starlette app from ``Server.streamable_http_app(stateless_http=True)``.
+        app: The Starlette app serving the stateless SSE session manager.
         json_manager: A stateless session manager with ``json_response=True`` for the same
             server and security settings.
         path: The MCP endpoint path.

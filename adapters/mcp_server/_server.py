@@ -38,6 +38,7 @@ from toolkit.call_log import caller_scope
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode
 from toolkit.invoker import new_call_id
+from toolkit.options import CallOptions
 from toolkit.registry import ToolRegistry
 from toolkit.spec import ToolSpec
 
@@ -60,6 +61,7 @@ class RegistryServer(Server[Any]):
     Attributes:
         registry: The registry served; changes to it reach connected clients.
         changes: The list-changed broadcaster.
+        callers: The bearer tokens of the known callers, if the server has them.
     """
 
     def __init__(
@@ -86,14 +88,18 @@ class RegistryServer(Server[Any]):
         self._listing: ToolListing | None = None
         self._log_levels: dict[str, str] = {}
         self._approver = ElicitingApprover(allow_destructive)
-        self._callers = callers
+        self.callers = callers
+        # With callers, each one hears only of the tools it may see (errors included).
+        self._scoped = CallOptions(hide_denied=callers is not None)
         self._search = tool_search
         super().__init__(
             name,
             version=version,
             instructions=instructions,
             lifespan=_lifespan,
-            get_tool_input_schema=self._input_schema,
+            # With callers, the SDK reads a tool's schema (for Mcp-Param headers) from this
+            # caller's own tools/list, so a hidden tool's schema answers nothing either.
+            get_tool_input_schema=self._input_schema if callers is None else None,
             on_subscriptions_listen=self.changes.listen_handler,
         )
         # Registered here rather than as on_* arguments: they return wire dicts, not models.
@@ -147,7 +153,7 @@ class RegistryServer(Server[Any]):
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> dict[str, Any]:
         cursor = params.cursor if params is not None else None
-        if self._callers is None:
+        if self.callers is None:
             return self.listing().page(cursor)
         values = {**_caller_values(ctx), **self._caller(ctx)}
         if self._search is not None:
@@ -159,10 +165,10 @@ class RegistryServer(Server[Any]):
 
     def _caller(self, ctx: ServerRequestContext[Any]) -> dict[str, Any]:
         """The values of the caller whose bearer token this request carries ({} without a map)."""
-        if self._callers is None:
+        if self.callers is None:
             return {}
         headers = getattr(ctx.request, "headers", None)
-        caller = self._callers.identify(headers.get("authorization") if headers else None)
+        caller = self.callers.identify(headers.get("authorization") if headers else None)
         if caller is None:
             raise MCPError(
                 INVALID_REQUEST,
@@ -183,7 +189,7 @@ class RegistryServer(Server[Any]):
             if name == SEARCH_TOOL:
                 # The first search builds the index (and every schema): off the event loop.
                 found = await anyio.to_thread.run_sync(search.search, self.registry, arguments)
-                if self._callers is not None:
+                if self.callers is not None:
                     values = {**_caller_values(ctx), **self._caller(ctx)}
                     found = await visible_entries(self.registry, found, values)
                 return search.result(found, str(arguments["query"]))
@@ -208,6 +214,7 @@ class RegistryServer(Server[Any]):
                     name,
                     arguments,
                     context,
+                    options=self._scoped,
                     call_id=call_id,
                     approver=approver,
                     propagate=(InputRequired,),

@@ -6,6 +6,9 @@ one of them; so that it reports the sum over all of them, the workers use
 (``toolkit serve`` makes one, and removes it at exit) where every worker writes its counts, and
 a scrape adds them up. A worker that is restarted leaves its counts there, so totals never go
 back.
+
+The tool label is a registered tool's name or ``_unknown`` (:mod:`toolkit.labels`). The
+endpoint is served by the MCP app behind the same ``Host`` check and token as ``/mcp``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from prometheus_client import (
 )
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from toolkit.labels import tool_label
 from toolkit.registry import ToolRegistry
 from toolkit.result import CallRecord
 
@@ -62,6 +66,7 @@ class PrometheusMetrics:
             ["tool", "outcome", "code"],
             registry=into,
         )
+        self._registry: ToolRegistry | None = None
         self.duration = Histogram(
             "toolkit_tool_duration_seconds",
             "Tool call duration, retries included.",
@@ -73,11 +78,13 @@ class PrometheusMetrics:
     def __call__(self, record: CallRecord) -> None:
         """Count one call."""
         code = record.code.value if record.code else "OK"
-        self.calls.labels(record.tool, record.outcome, code).inc()
-        self.duration.labels(record.tool, code).observe(record.duration_ms / 1000)
+        tool = tool_label(record, self._registry)
+        self.calls.labels(tool, record.outcome, code).inc()
+        self.duration.labels(tool, code).observe(record.duration_ms / 1000)
 
     def attach(self, registry: ToolRegistry) -> Callable[[], None]:
-        """Count the calls of ``registry``; returns the undo function."""
+        """Count the calls of ``registry`` (labelled by its tool names); returns the undo function."""
+        self._registry = registry
         return registry.subscribe(self)
 
     def asgi_app(self) -> ASGIApp:
@@ -86,7 +93,11 @@ class PrometheusMetrics:
 
 
 def with_metrics(app: ASGIApp, metrics: ASGIApp, path: str = "/metrics") -> ASGIApp:
-    """``app`` with ``metrics`` answering GET ``path``."""
+    """``app`` with ``metrics`` answering GET ``path``.
+
+    Wrap it inside the app's own ``Host`` check and authentication, never around them; the MCP
+    server's ``http_app(metrics=...)`` does so.
+    """
 
     async def route(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["path"] == path:

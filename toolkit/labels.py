@@ -1,0 +1,28 @@
+"""The tool label of call metrics.
+
+Rule: a metric labels a call with its tool's name only when the registry has that tool. Every
+other name (one a model or a client made up) shares the label ``_unknown``, so made-up names
+cannot add series to a scrape or a metrics backend; spans still carry the name that was sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container
+
+from toolkit.errors import ErrorCode
+from toolkit.result import CallRecord
+
+__all__ = ["UNKNOWN_TOOL", "tool_label"]
+
+#: The one label of every call to a tool the registry does not have.
+UNKNOWN_TOOL = "_unknown"
+
+
+def tool_label(record: CallRecord, registry: Container[str] | None) -> str:
+    """``record.tool`` if ``registry`` (a :class:`~toolkit.ToolRegistry`) has that tool (or,
+    without a registry, if it was found)."""
+    if record.code is ErrorCode.TOOL_NOT_FOUND:
+        return UNKNOWN_TOOL
+    if registry is not None and record.tool not in registry:
+        return UNKNOWN_TOOL
+    return record.tool
