@@ -18,8 +18,10 @@ from toolkit.json_schema_tool import JsonSchemaTool
 from toolkit.options import CallOptions
 from toolkit.policy import Approval, Approver, CallRequest, Decision, Policy, default_policy
 from toolkit.processor import ExceptionProcessor
+from toolkit.prompts import PromptMessage, PromptRegistry, mcp_prompt
 from toolkit.registry import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
 from toolkit.registry import ToolRegistry
+from toolkit.resources import ResourceRegistry, mcp_resource
 from toolkit.result import (
     AudioContent,
     CallRecord,
@@ -56,8 +58,11 @@ __all__ = [
     "InvalidArguments",
     "JsonSchemaTool",
     "Policy",
+    "PromptMessage",
+    "PromptRegistry",
     "RegistrationError",
     "ResourceContent",
+    "ResourceRegistry",
     "TextContent",
     "Tool",
     "ToolAnnotations",
@@ -68,5 +73,7 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "default_policy",
+    "mcp_prompt",
+    "mcp_resource",
     "mcp_tool",
 ]

@@ -19,6 +19,8 @@ from toolkit.invoker import DEFAULT_TIMEOUT, Invoker
 from toolkit.options import CallOptions, merge_options
 from toolkit.policy import Approver, Policy, default_policy
 from toolkit.processor import ExceptionProcessor
+from toolkit.prompts import PromptRegistry
+from toolkit.resources import ResourceRegistry
 from toolkit.result import CallRecord, ToolResult
 from toolkit.spec import ToolSpec
 from toolkit.tool import Tool
@@ -78,6 +80,10 @@ class ToolRegistry:
             retry_wait=retry_wait,
             timeout=timeout,
         )
+        #: The ``@mcp_resource`` functions served next to the tools (``scan`` finds them).
+        self.resources = ResourceRegistry(self.invoker.processor)
+        #: The ``@mcp_prompt`` functions served next to the tools (``scan`` finds them).
+        self.prompts = PromptRegistry(self.invoker.processor)
 
     # -- configuration -------------------------------------------------------------------------
 
@@ -159,6 +165,9 @@ class ToolRegistry:
     ) -> list[Tool]:
         """Register every ``@mcp_tool`` found in ``target``.
 
+        ``@mcp_resource`` and ``@mcp_prompt`` functions of a module or instance go to
+        :attr:`resources` and :attr:`prompts`.
+
         Args:
             target: A module, a dotted module or package name (a package is walked
                 recursively), a class (its static and class methods) or an instance (its
@@ -174,11 +183,16 @@ class ToolRegistry:
             found: list[Callable[..., Any]] = []
             seen: set[int] = set()
             for module in _scan.walk_modules(target):
+                self.resources.scan_module(module)
+                self.prompts.scan_module(module)
                 for fn in _scan.tools_in_module(module):
                     if id(fn) not in seen:
                         seen.add(id(fn))
                         found.append(fn)
         else:
+            if not inspect.isclass(target):
+                self.resources.scan_object(target)
+                self.prompts.scan_object(target)
             found = list(_scan.tools_of_object(target))
         return [self.register(fn, namespace=namespace) for fn in found]
 
