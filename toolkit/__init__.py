@@ -18,10 +18,12 @@ from toolkit.json_schema_tool import JsonSchemaTool
 from toolkit.options import CallOptions
 from toolkit.policy import Approval, Approver, CallRequest, Decision, Policy, default_policy
 from toolkit.processor import ExceptionProcessor
-from toolkit.prompts import PromptMessage, PromptRegistry, mcp_prompt
+from toolkit.prompts import PromptMessage, mcp_prompt
+from toolkit.prompts import PromptRegistry as PromptRegistry
 from toolkit.registry import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
 from toolkit.registry import ToolRegistry
-from toolkit.resources import ResourceRegistry, mcp_resource
+from toolkit.resources import ResourceRegistry as ResourceRegistry
+from toolkit.resources import mcp_resource
 from toolkit.result import (
     AudioContent,
     CallRecord,
@@ -59,10 +61,8 @@ __all__ = [
     "JsonSchemaTool",
     "Policy",
     "PromptMessage",
-    "PromptRegistry",
     "RegistrationError",
     "ResourceContent",
-    "ResourceRegistry",
     "TextContent",
     "Tool",
     "ToolAnnotations",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import mcp_types
 from mcp.server import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
@@ -15,7 +16,7 @@ from mcp_types import (
     PromptReference,
 )
 
-from adapters.mcp_server._resources import mcp_error
+from adapters.mcp_server._resources import mcp_error, wire_result
 from toolkit.errors import ToolError
 from toolkit.prompts import FunctionPrompt, PromptRegistry
 from toolkit.resources import ResourceRegistry
@@ -64,7 +65,8 @@ class PromptHandlers:
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> dict[str, Any]:
         """``prompts/list``: every prompt, in one page."""
-        return {"prompts": [prompt_entry(p) for p in self.prompts.prompts()]}
+        entries = [prompt_entry(p) for p in self.prompts.prompts()]
+        return wire_result(mcp_types.ListPromptsResult, {"prompts": entries})
 
     async def get(
         self, ctx: ServerRequestContext[Any], params: GetPromptRequestParams
@@ -80,7 +82,7 @@ class PromptHandlers:
         prompt = self.prompts.get(params.name)
         if prompt is not None and prompt.description:
             out["description"] = prompt.description
-        return out
+        return wire_result(mcp_types.GetPromptResult, out)
 
     async def complete(
         self, ctx: ServerRequestContext[Any], params: CompleteRequestParams
@@ -111,4 +113,5 @@ class PromptHandlers:
             raise mcp_error(error) from None
         except Exception as exc:
             raise mcp_error(self.prompts.processor.process(exc).error) from None
-        return {"completion": {"values": values, "total": len(values), "hasMore": False}}
+        completion = {"values": values, "total": len(values), "hasMore": False}
+        return wire_result(mcp_types.CompleteResult, {"completion": completion})

@@ -15,8 +15,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import mcp_types
 from mcp.server import ServerRequestContext
-from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
@@ -27,17 +27,27 @@ from mcp_types import (
     SubscribeRequestParams,
     UnsubscribeRequestParams,
 )
+from pydantic import BaseModel
 
 from toolkit.errors import ErrorCode, ToolError
 from toolkit.resources import FunctionResource, ResourceRegistry
 from toolkit.result import ResourceContent
 
-__all__ = ["ResourceHandlers", "mcp_error"]
+__all__ = ["ResourceHandlers", "mcp_error", "wire_result"]
 
 logger = logging.getLogger(__name__)
 
 #: Upper bound on subscriptions kept per server; the oldest is forgotten first.
 _MAX_SUBSCRIPTIONS = 10_000
+
+
+def wire_result(model: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` checked against the SDK's result ``model``, with its defaults (cache hints and
+    ``resultType`` that 2026-07-28 clients require) filled in."""
+    dumped: dict[str, Any] = model.model_validate(data).model_dump(
+        by_alias=True, mode="json", exclude_none=True
+    )
+    return dumped
 
 
 def mcp_error(error: ToolError, **data: Any) -> MCPError:
@@ -86,7 +96,7 @@ class ResourceHandlers:
     def __init__(self, resources: ResourceRegistry, bus: InMemorySubscriptionBus) -> None:
         self.resources = resources
         self._bus = bus
-        self._subscribers: dict[str, dict[int, ServerSession]] = {}
+        self._subscribers: dict[str, dict[int, Any]] = {}
         self._count = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pending: asyncio.Queue[str] | None = None
@@ -109,13 +119,15 @@ class ResourceHandlers:
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> dict[str, Any]:
         """``resources/list``: every fixed URI, in one page."""
-        return {"resources": [resource_entry(r) for r in self.resources.resources()]}
+        entries = [resource_entry(r) for r in self.resources.resources()]
+        return wire_result(mcp_types.ListResourcesResult, {"resources": entries})
 
     async def list_templates(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> dict[str, Any]:
         """``resources/templates/list``: every URI template, in one page."""
-        return {"resourceTemplates": [resource_entry(r) for r in self.resources.templates()]}
+        entries = [resource_entry(r) for r in self.resources.templates()]
+        return wire_result(mcp_types.ListResourceTemplatesResult, {"resourceTemplates": entries})
 
     async def read(
         self, ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
@@ -125,7 +137,8 @@ class ResourceHandlers:
             contents = await self.resources.read(params.uri)
         except ToolError as error:
             raise mcp_error(error, uri=params.uri) from None
-        return {"contents": [contents_entry(c) for c in contents]}
+        entries = [contents_entry(c) for c in contents]
+        return wire_result(mcp_types.ReadResourceResult, {"contents": entries})
 
     async def subscribe(
         self, ctx: ServerRequestContext[Any], params: SubscribeRequestParams
@@ -140,10 +153,11 @@ class ResourceHandlers:
             )
         if self._count >= _MAX_SUBSCRIPTIONS:
             self._forget_oldest()
+        peer = _peer(ctx)
         sessions = self._subscribers.setdefault(params.uri, {})
-        if id(ctx.session) not in sessions:
+        if id(peer) not in sessions:
             self._count += 1
-        sessions[id(ctx.session)] = ctx.session
+        sessions[id(peer)] = peer
         return {}
 
     async def unsubscribe(
@@ -151,7 +165,7 @@ class ResourceHandlers:
     ) -> dict[str, Any]:
         """``resources/unsubscribe``: stop telling this connection about ``params.uri``."""
         sessions = self._subscribers.get(params.uri, {})
-        if sessions.pop(id(ctx.session), None) is not None:
+        if sessions.pop(id(_peer(ctx)), None) is not None:
             self._count -= 1
         if not sessions:
             self._subscribers.pop(params.uri, None)
@@ -205,6 +219,12 @@ class ResourceHandlers:
         self._count -= 1
         if not sessions:
             del self._subscribers[uri]
+
+
+def _peer(ctx: ServerRequestContext[Any]) -> Any:
+    """The client's connection: it outlives the request (the SDK builds a session per request)
+    and sends on the connection's own stream, not on the subscribe request's finished one."""
+    return getattr(ctx.session, "_connection", ctx.session)
 
 
 def _offer(queue: asyncio.Queue[str], uri: str) -> None:
