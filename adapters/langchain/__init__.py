@@ -12,6 +12,7 @@ from adapters.langchain.approval import (
 )
 from adapters.langchain.injection import ContextKeys, Injection, find_injections
 from adapters.langchain.messages import result_artifact, result_content, to_tool_message
+from adapters.langchain.resources import prompt_messages, resource_documents
 from adapters.langchain.tool import RegistryTool, build_context, to_langchain_tools
 
 __all__ = [
@@ -23,6 +24,8 @@ __all__ = [
     "call_options",
     "find_injections",
     "interrupt_approver",
+    "prompt_messages",
+    "resource_documents",
     "result_artifact",
     "result_content",
     "to_approval",

@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from adapters.mcp_client._cli_catalog import add_catalog_commands
 from adapters.mcp_client._config import McpConfigError
 from adapters.mcp_client._oauth import token_path
 from adapters.mcp_client._pool import McpClientPool
@@ -135,6 +136,9 @@ def block_lines(blocks: list[Content]) -> list[str]:
             name = f" {block.name}" if block.name else ""
             lines.append(f"[{what}{name}: {block.uri}]")
     return lines
+
+
+add_catalog_commands(mcp_app, _run)
 
 
 @mcp_app.command("login")
