@@ -93,10 +93,15 @@ def mcp_content(result: ToolResult) -> list[dict[str, Any]]:
 
 
 def mcp_block(block: Content) -> dict[str, Any]:
-    """One block as an MCP content dict, its audience kept as an annotation."""
+    """One block as an MCP content dict, its audience and priority kept as annotations."""
     out = _mcp_block(block)
+    annotations: dict[str, Any] = {}
     if block.audience:
-        out["annotations"] = {"audience": list(block.audience)}
+        annotations["audience"] = list(block.audience)
+    if block.priority is not None:
+        annotations["priority"] = block.priority
+    if annotations:
+        out["annotations"] = annotations
     return out
 
 
@@ -118,6 +123,8 @@ def _mcp_block(block: Content) -> dict[str, Any]:
         }
         if block.mime_type:
             link["mimeType"] = block.mime_type
+        if block.description:
+            link["description"] = block.description
         return link
     resource: dict[str, Any] = {"uri": block.uri}
     if block.mime_type:

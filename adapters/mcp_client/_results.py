@@ -35,7 +35,10 @@ def to_tool_result(result: mcp_types.CallToolResult, *, tool: str) -> ToolResult
     if result.is_error:
         raise remote_error(text, tool=tool)
     keep: list[Content] = [b for b in blocks if not isinstance(b, TextContent)]
-    if len(texts) > 1 or keep:
+    annotated = any(
+        isinstance(b, TextContent) and (b.audience or b.priority is not None) for b in blocks
+    )
+    if len(texts) > 1 or keep or annotated:  # one plain text block is all in ``content``
         keep = blocks
     return ToolResult(content=text, structured=result.structured_content, blocks=keep, tool=tool)
 
@@ -76,13 +79,17 @@ def remote_error(text: str, *, tool: str) -> ToolError:
 
 
 def _block(block: mcp_types.ContentBlock) -> Content:
-    audience = _audience(block)
+    audience, priority = _audience(block), _priority(block)
     if isinstance(block, mcp_types.TextContent):
-        return TextContent(text=block.text, audience=audience)
+        return TextContent(text=block.text, audience=audience, priority=priority)
     if isinstance(block, mcp_types.ImageContent):
-        return ImageContent(data=block.data, mime_type=block.mime_type, audience=audience)
+        return ImageContent(
+            data=block.data, mime_type=block.mime_type, audience=audience, priority=priority
+        )
     if isinstance(block, mcp_types.AudioContent):
-        return AudioContent(data=block.data, mime_type=block.mime_type, audience=audience)
+        return AudioContent(
+            data=block.data, mime_type=block.mime_type, audience=audience, priority=priority
+        )
     if isinstance(block, mcp_types.EmbeddedResource):
         res = block.resource
         return ResourceContent(
@@ -91,10 +98,21 @@ def _block(block: mcp_types.ContentBlock) -> Content:
             text=getattr(res, "text", None),
             blob=getattr(res, "blob", None),
             audience=audience,
+            priority=priority,
         )
     return ResourceContent(
-        uri=str(block.uri), mime_type=block.mime_type, name=block.name, audience=audience
+        uri=str(block.uri),
+        mime_type=block.mime_type,
+        name=block.name,
+        description=block.description,
+        audience=audience,
+        priority=priority,
     )
+
+
+def _priority(block: mcp_types.ContentBlock) -> float | None:
+    priority = getattr(getattr(block, "annotations", None), "priority", None)
+    return None if priority is None else float(priority)
 
 
 def _audience(block: mcp_types.ContentBlock) -> tuple[str, ...]:
