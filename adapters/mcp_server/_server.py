@@ -176,7 +176,7 @@ class RegistryServer(Server[Any]):
         # The registry's own approver decides when it has one; else the client's user does.
         approver = None if self.registry.invoker.approver is not None else self._approver
         try:
-            with relaying_logs(channel):
+            async with relaying_logs(channel):
                 result = await self.registry.call(
                     params.name,
                     params.arguments or {},
