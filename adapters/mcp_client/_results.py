@@ -29,7 +29,7 @@ def to_tool_result(result: mcp_types.CallToolResult, *, tool: str) -> ToolResult
     Raises:
         ToolError: The server reported that the tool failed; the message is the server's text.
     """
-    blocks = [_block(b) for b in result.content]
+    blocks = [content_block(b) for b in result.content]
     texts = [b.text for b in blocks if isinstance(b, TextContent)]
     text = "\n".join(texts)
     if result.is_error:
@@ -78,7 +78,8 @@ def remote_error(text: str, *, tool: str) -> ToolError:
     )
 
 
-def _block(block: mcp_types.ContentBlock) -> Content:
+def content_block(block: mcp_types.ContentBlock) -> Content:
+    """One MCP content block as a toolkit content block, annotations kept."""
     audience, priority = _audience(block), _priority(block)
     if isinstance(block, mcp_types.TextContent):
         return TextContent(text=block.text, audience=audience, priority=priority)
