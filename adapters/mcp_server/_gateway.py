@@ -38,8 +38,11 @@ async def remote_tools(registry: ToolRegistry, config: str | Path) -> AsyncItera
         register_catalog,
     )
 
-    # A remote server's question goes to the client whose call caused it.
-    async with McpClientPool(load_mcp_config(config), elicitation=AskInCaller()) as pool:
+    # A remote server's question, or its request for sampling, goes to the client whose call
+    # caused it; that client answers or refuses.
+    asker = AskInCaller()
+    servers = load_mcp_config(config)
+    async with McpClientPool(servers, elicitation=asker, sampling=asker.sample) as pool:
         added = await pool.register_into(registry)
         for server in pool.servers:  # their resources and prompts, under the same namespaces
             await register_catalog(pool, registry, server, pool.config(server).tool_prefix)

@@ -30,6 +30,7 @@ from adapters.mcp_server._channel import SessionChannel, session_key
 from adapters.mcp_server._log_relay import relaying_logs
 from adapters.mcp_server._paging import ToolListing
 from adapters.mcp_server._prompts import PromptHandlers
+from adapters.mcp_server._remote_logs import relaying_remote_logs
 from adapters.mcp_server._resources import ResourceHandlers
 from adapters.mcp_server._rounds import InputRequired, Rounds, state_boundary
 from adapters.mcp_server._wire import call_result, tool_entry
@@ -205,7 +206,11 @@ class RegistryServer(Server[Any]):
 @asynccontextmanager
 async def _lifespan(server: Server[Any]) -> AsyncIterator[None]:
     assert isinstance(server, RegistryServer)
-    async with server.changes.running(), server.resource_handlers.running():
+    async with (
+        server.changes.running(),
+        server.resource_handlers.running(),
+        relaying_remote_logs(server.registry, server.changes.sessions, server._log_levels),
+    ):
         yield
 
 
