@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import anyio
-import anyio.to_thread
 
+from toolkit._workers import run_awaitable
 from toolkit.context import ToolContext
 from toolkit.decorator import where
 from toolkit.errors import ErrorCode, RegistrationError, ToolError
@@ -131,8 +132,8 @@ class Runner:
             with anyio.fail_after(self.timeout):
                 if self.schema.is_async:
                     value = await self.fn(*args, **kwargs)
-                else:
-                    value = await anyio.to_thread.run_sync(lambda: self.fn(*args, **kwargs))
+                else:  # off the loop, in the tools' worker threads; a timeout abandons it
+                    value = await run_awaitable(functools.partial(self.fn, *args, **kwargs))
                     if inspect.isawaitable(value):
                         value = await value
         except TimeoutError:

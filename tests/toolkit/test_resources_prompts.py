@@ -246,3 +246,20 @@ def test_scan_finds_resources_and_prompts_of_a_module_and_of_an_instance() -> No
     other.scan(Shop())
     assert [r.uri for r in other.resources] == ["shop://motto"]
     assert list(other.prompts.get("pitch").runner.parameters) == ["product"]  # type: ignore[union-attr]
+
+
+async def test_a_slow_sync_resource_times_out() -> None:
+    import time
+
+    registry = ToolRegistry()
+
+    @mcp_resource("slow://thing", timeout=0.2)
+    def slow() -> str:
+        time.sleep(2)
+        return "late"
+
+    registry.resources.register(slow)
+    with pytest.raises(ToolError) as caught:
+        await registry.resources.read("slow://thing")
+    assert caught.value.code is ErrorCode.TIMEOUT
+    assert "did not finish within 0.2 seconds" in caught.value.message
