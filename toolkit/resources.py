@@ -32,6 +32,7 @@ from toolkit.result import ResourceContent
 
 __all__ = [
     "RESOURCE_ATTRIBUTE",
+    "Completer",
     "FunctionResource",
     "ResourceDefinition",
     "ResourceRegistry",

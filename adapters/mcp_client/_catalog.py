@@ -6,7 +6,7 @@ Answers are the SDK's own types (``mcp_types.Resource``, ``ReadResourceResult``,
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import mcp_types
@@ -82,3 +82,22 @@ class Catalog:
             return await client.get_prompt(name, arguments or {})
 
         return await self.connection(server).request("prompts/get", send)
+
+    async def complete(
+        self,
+        server: str,
+        ref: mcp_types.PromptReference | mcp_types.ResourceTemplateReference,
+        argument: str,
+        value: str,
+        context: Mapping[str, str] | None = None,
+    ) -> list[str]:
+        """Candidates ``server`` offers for one argument of a prompt or resource template
+        (``completion/complete``)."""
+
+        async def send(client: Client) -> list[str]:
+            result = await client.complete(
+                ref, {"name": argument, "value": value}, dict(context or {}) or None
+            )
+            return list(result.completion.values)
+
+        return await self.connection(server).request("completion/complete", send)

@@ -12,7 +12,7 @@ import inspect
 import keyword
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -21,8 +21,9 @@ import mcp_types
 from adapters.mcp_client._catalog import Catalog
 from adapters.mcp_client._results import content_block
 from toolkit.errors import RegistrationError
-from toolkit.prompts import PromptMessage
+from toolkit.prompts import PromptMessage, mcp_prompt
 from toolkit.registry import ToolRegistry
+from toolkit.resources import Completer, mcp_resource
 from toolkit.result import ResourceContent
 
 __all__ = ["register_catalog"]
@@ -56,6 +57,18 @@ def _function(
     proxy.__name__ = proxy.__qualname__ = re.sub(r"\W", "_", name)
     proxy.__doc__ = doc
     return proxy
+
+
+def _completer(
+    pool: Catalog,
+    server: str,
+    ref: mcp_types.PromptReference | mcp_types.ResourceTemplateReference,
+    argument: str,
+) -> Completer:
+    async def complete(value: str, context: Mapping[str, str]) -> list[str]:
+        return await pool.complete(server, ref, argument, value, context)
+
+    return complete
 
 
 def _identifier(name: str) -> bool:
@@ -116,8 +129,12 @@ def _add_resource(
         return 0
     doc = entry.description or entry.title or entry.name
     fn = _function(f"{server}_{entry.name}", [(v, True) for v in variables], doc, read)
+    # The template's arguments complete as the remote server completes them.
+    ref = mcp_types.ResourceTemplateReference(uri=remote)
+    completions = {v: _completer(pool, server, ref, v) for v in variables}
     try:
-        registry.resources.register(fn, served, name=f"{server}_{entry.name}")
+        mcp_resource(served, completions=completions, mime_type=entry.mime_type)(fn)
+        registry.resources.register(fn, name=f"{server}_{entry.name}")
     except RegistrationError as exc:
         log.warning("MCP server %r: resource %r not re-served: %s", server, remote, exc)
         return 0
@@ -143,8 +160,11 @@ def _add_prompt(
         return [PromptMessage(m.role, content_block(m.content)) for m in result.messages]
 
     fn = _function(prefix + prompt.name, arguments, prompt.description or prompt.name, get)
+    ref = mcp_types.PromptReference(name=prompt.name)
+    completions = {name: _completer(pool, server, ref, name) for name, _ in arguments}
     try:
-        registry.prompts.register(fn, name=prefix + prompt.name)
+        mcp_prompt(name=prefix + prompt.name, completions=completions)(fn)
+        registry.prompts.register(fn)
     except RegistrationError as exc:
         log.warning("MCP server %r: prompt %r not re-served: %s", server, prompt.name, exc)
         return 0

@@ -46,6 +46,14 @@ async def test_remote_resources_and_prompts_are_served_under_the_servers_names(
         prompts = {p.name: p for p in (await client.list_prompts()).prompts}
         review = await client.get_prompt("shop_review_order", {"order_id": "12"})
         simple = await client.get_prompt("ev_simple-prompt", {})
+        # Completion is the remote server's own, through the gateway.
+        ids = await client.complete(
+            types.ResourceTemplateReference(uri="shop+orders://{order_id}"),
+            {"name": "order_id", "value": "1"},
+        )
+        tones = await client.complete(
+            types.PromptReference(name="shop_review_order"), {"name": "tone", "value": "s"}
+        )
     assert {"shop+config://app", "shop+files://logo.png"} <= set(resources)
     assert "shop+orders://{order_id}" in templates
     [content] = order.contents
@@ -65,3 +73,5 @@ async def test_remote_resources_and_prompts_are_served_under_the_servers_names(
         ("assistant", "text"),
     ]
     assert simple.messages and simple.messages[0].content.type == "text"
+    assert ids.completion.values == ["12"]
+    assert tones.completion.values == ["short"]
