@@ -20,8 +20,12 @@ from toolkit.options import CallOptions
 from toolkit.pinned import PinnedTool as PinnedTool
 from toolkit.policy import Approval, Approver, CallRequest, Decision, Policy, default_policy
 from toolkit.processor import ExceptionProcessor
+from toolkit.prompts import PromptMessage, mcp_prompt
+from toolkit.prompts import PromptRegistry as PromptRegistry
 from toolkit.registry import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
 from toolkit.registry import ToolRegistry
+from toolkit.resources import ResourceRegistry as ResourceRegistry
+from toolkit.resources import mcp_resource
 from toolkit.result import (
     AudioContent,
     CallRecord,
@@ -60,6 +64,7 @@ __all__ = [
     "InvalidArguments",
     "JsonSchemaTool",
     "Policy",
+    "PromptMessage",
     "RegistrationError",
     "ResourceContent",
     "TextContent",
@@ -73,5 +78,7 @@ __all__ = [
     "ToolSpec",
     "Toolset",
     "default_policy",
+    "mcp_prompt",
+    "mcp_resource",
     "mcp_tool",
 ]

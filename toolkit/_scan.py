@@ -6,11 +6,18 @@ import importlib
 import inspect
 import pkgutil
 from collections.abc import Callable, Collection, Iterator
+from importlib.metadata import entry_points
 from types import ModuleType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from toolkit.decorator import definition_of
 from toolkit.errors import RegistrationError
+from toolkit.prompts import PROMPT_ATTRIBUTE
+from toolkit.resources import RESOURCE_ATTRIBUTE
+
+if TYPE_CHECKING:
+    from toolkit.prompts import PromptRegistry
+    from toolkit.resources import ResourceRegistry
 
 T = TypeVar("T")
 
@@ -55,6 +62,39 @@ def found_in(
         for fn in tools_in_module(module):
             found.setdefault(id(fn), fn)
     return [(None, fn) for fn in found.values()]
+
+
+def scan_served(
+    target: ModuleType | str | object, resources: ResourceRegistry, prompts: PromptRegistry
+) -> ModuleType | object:
+    """Add the ``@mcp_resource``/``@mcp_prompt`` functions of ``target`` (a module, a dotted
+    name, or an instance) to ``resources`` and ``prompts``; returns the target, imported."""
+    if isinstance(target, str):
+        target = import_target(target)
+    if isinstance(target, ModuleType):
+        for module in walk_modules(target):
+            resources.scan_module(module)
+            prompts.scan_module(module)
+    elif not inspect.isclass(target):
+        resources.scan_object(target)
+        prompts.scan_object(target)
+    return target
+
+
+def entry_point_values(group: str) -> Iterator[Any]:
+    """What each entry point of ``group`` names, loaded, in name order.
+
+    Raises:
+        RegistrationError: An entry point failed to load (named, with the error).
+    """
+    for ep in sorted(entry_points(group=group), key=lambda e: e.name):
+        try:
+            yield ep.load()
+        except Exception as exc:
+            raise RegistrationError(
+                f"Entry point {ep.name!r} ({ep.value}) in group {group!r} failed to load: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
 
 
 def register_all(
@@ -161,4 +201,7 @@ def _offered(name: str, raw: Any, public: bool) -> bool:
         return callable(getattr(raw, "__func__", raw))
     if not public or name.startswith("_"):
         return False
+    func = getattr(raw, "__func__", raw)
+    if hasattr(func, RESOURCE_ATTRIBUTE) or hasattr(func, PROMPT_ATTRIBUTE):
+        return False  # served as a resource or a prompt, not as a tool
     return inspect.isfunction(raw) or isinstance(raw, staticmethod | classmethod)

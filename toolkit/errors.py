@@ -37,6 +37,8 @@ class ErrorCode(StrEnum):
     """A remote server refused our credentials."""
     PROTOCOL_ERROR = "PROTOCOL_ERROR"
     """A remote server answered something the protocol does not allow."""
+    NOT_FOUND = "NOT_FOUND"
+    """A resource or prompt that was asked for does not exist."""
 
 
 #: Codes for which, by default, trying the same call again can help.

@@ -291,7 +291,10 @@ class Invoker:
                 ),
                 "deny",
             )
-        approval: Approval = await wait.settle(answer(request))
+        try:
+            approval: Approval = await wait.settle(answer(request))
+        except ToolError as error:  # an approver that could ask no one says why, as a denial
+            raise _Failed(self._processed(error), "deny") from None
         if not approval.approved:
             reason = (approval.reason or "").strip()
             why = (

@@ -6,7 +6,6 @@ import inspect
 import logging
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from importlib.metadata import entry_points
 from types import ModuleType
 from typing import Any
 
@@ -20,6 +19,8 @@ from toolkit.invoker import DEFAULT_TIMEOUT, Invoker
 from toolkit.options import CallOptions, merge_options
 from toolkit.policy import Approver, Policy, default_policy
 from toolkit.processor import ExceptionProcessor
+from toolkit.prompts import PromptRegistry
+from toolkit.resources import ResourceRegistry
 from toolkit.result import CallRecord, ToolResult
 from toolkit.search import Searchable
 from toolkit.spec import ToolSpec
@@ -89,6 +90,10 @@ class ToolRegistry(Searchable):
             timeout=timeout,
             strict_output=strict_output,
         )
+        #: The ``@mcp_resource`` functions served next to the tools (``scan`` finds them).
+        self.resources = ResourceRegistry(self.invoker.processor)
+        #: The ``@mcp_prompt`` functions served next to the tools (``scan`` finds them).
+        self.prompts = PromptRegistry(self.invoker.processor)
 
     # -- configuration -------------------------------------------------------------------------
 
@@ -183,6 +188,9 @@ class ToolRegistry(Searchable):
     ) -> list[Tool]:
         """Register every ``@mcp_tool`` found in ``target``, or every public method of an object.
 
+        ``@mcp_resource`` and ``@mcp_prompt`` functions of a module or instance go to
+        :attr:`resources` and :attr:`prompts`.
+
         Args:
             target: A module, a dotted module or package name (a package is walked
                 recursively), a class (its static and class methods) or an instance (its
@@ -199,6 +207,7 @@ class ToolRegistry(Searchable):
         Raises:
             RegistrationError: A name is taken, a method cannot be a tool or is not there.
         """
+        target = _scan.scan_served(target, self.resources, self.prompts)
         found = _scan.found_in(target, public=public, include=include, exclude=exclude)
         return _scan.register_all(found, lambda fn: self.register(fn, namespace=namespace))
 
@@ -221,14 +230,7 @@ class ToolRegistry(Searchable):
         (merged), a function (registered) or an object (scanned).
         """
         added: list[Tool] = []
-        for ep in sorted(entry_points(group=group), key=lambda e: e.name):
-            try:
-                value = ep.load()
-            except Exception as exc:
-                raise RegistrationError(
-                    f"Entry point {ep.name!r} ({ep.value}) in group {group!r} failed to load: "
-                    f"{type(exc).__name__}: {exc}"
-                ) from exc
+        for value in _scan.entry_point_values(group):
             if isinstance(value, ToolRegistry):
                 added.extend(self.add(t) for t in value)
             elif inspect.isfunction(value) or inspect.ismethod(value):

@@ -27,6 +27,8 @@ class TextContent:
     type: Literal["text"] = "text"
     #: Who the block is for (``"user"``, ``"assistant"``); empty: everyone.
     audience: tuple[str, ...] = ()
+    #: How important the block is, from 0 (optional) to 1 (required); ``None``: unsaid.
+    priority: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +40,8 @@ class ImageContent:
     type: Literal["image"] = "image"
     #: Who the block is for (``"user"``, ``"assistant"``); empty: everyone.
     audience: tuple[str, ...] = ()
+    #: How important the block is, from 0 (optional) to 1 (required); ``None``: unsaid.
+    priority: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +53,8 @@ class AudioContent:
     type: Literal["audio"] = "audio"
     #: Who the block is for (``"user"``, ``"assistant"``); empty: everyone.
     audience: tuple[str, ...] = ()
+    #: How important the block is, from 0 (optional) to 1 (required); ``None``: unsaid.
+    priority: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +67,12 @@ class ResourceContent:
     blob: str | None = None
     name: str | None = None
     type: Literal["resource"] = "resource"
+    #: What a linked resource holds (a resource link's ``description``).
+    description: str | None = None
     #: Who the block is for (``"user"``, ``"assistant"``); empty: everyone.
     audience: tuple[str, ...] = ()
+    #: How important the block is, from 0 (optional) to 1 (required); ``None``: unsaid.
+    priority: float | None = None
 
 
 Content = TextContent | ImageContent | AudioContent | ResourceContent

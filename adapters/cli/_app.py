@@ -61,6 +61,8 @@ def setup_logging(verbose: bool, log_level: str | None) -> None:
     logging.basicConfig(
         level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s", force=True
     )
+    for handler in logging.getLogger().handlers:  # a logger set lower (toolkit, for the MCP
+        handler.setLevel(level)  # log relay) must not print below the level asked for here
 
 
 def on_path(directory: str) -> None:

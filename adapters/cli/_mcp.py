@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from adapters.cli._mcp_catalog import add_catalog_commands
 from adapters.mcp_client import McpClientPool, McpConfigError, token_path
 from toolkit import Approval, CallRequest, ToolRegistry, ToolResult
 from toolkit.errors import ToolError
@@ -147,6 +148,9 @@ def block_lines(blocks: list[Content]) -> list[str]:
             name = f" {block.name}" if block.name else ""
             lines.append(f"[{what}{name}: {block.uri}]")
     return lines
+
+
+add_catalog_commands(mcp_app, _run)
 
 
 @mcp_app.command("login")

@@ -12,7 +12,12 @@ from adapters.langchain.approval import (
 )
 from adapters.langchain.injection import ContextKeys, Injection, find_injections
 from adapters.langchain.messages import result_artifact, result_content, to_tool_message
+from adapters.langchain.resources import prompt_messages, resource_documents
 from adapters.langchain.tool import RegistryTool, build_context, to_langchain_tools
+from adapters.langchain.tool_images import (
+    images_out_of_tool_messages,
+    needs_text_only_tool_messages,
+)
 
 __all__ = [
     "ContextKeys",
@@ -22,7 +27,11 @@ __all__ = [
     "build_context",
     "call_options",
     "find_injections",
+    "images_out_of_tool_messages",
     "interrupt_approver",
+    "needs_text_only_tool_messages",
+    "prompt_messages",
+    "resource_documents",
     "result_artifact",
     "result_content",
     "to_approval",

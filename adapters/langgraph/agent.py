@@ -37,6 +37,10 @@ from langgraph.types import Checkpointer, Overwrite, Send
 
 from adapters.langchain.injection import ContextKeys
 from adapters.langchain.tool import RegistryTool, to_langchain_tools
+from adapters.langchain.tool_images import (
+    images_out_of_tool_messages,
+    needs_text_only_tool_messages,
+)
 from adapters.langgraph._model_calls import ToolTurnRepair, bind_tools
 from adapters.langgraph._node import Node
 from adapters.langgraph.execution import ToolExecutor, ToolTask
@@ -182,7 +186,10 @@ class _Turns:
         if done:
             prompt = f"{prompt}\n\n{STOP_NOTE}".strip()
         head: list[BaseMessage] = [SystemMessage(prompt)] if prompt else []
-        return [*head, *state.get("messages", [])], done, iterations
+        messages = [*head, *state.get("messages", [])]
+        if needs_text_only_tool_messages(self.model):  # Chat Completions: images in tool
+            messages = images_out_of_tool_messages(messages)  # messages are a 400
+        return messages, done, iterations
 
     def _update(
         self, state: AgentState, message: Any, done: bool, iterations: int

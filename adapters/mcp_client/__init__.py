@@ -38,6 +38,7 @@ from adapters.mcp_client._oauth import (
     token_path,
 )
 from adapters.mcp_client._pool import McpClientPool, ServerStatus
+from adapters.mcp_client._remote_catalog import register_catalog
 from adapters.mcp_client._remote_tool import RemoteTool, sanitize_name
 from toolkit.network import NetworkPolicy, NetworkPolicyError
 
@@ -59,6 +60,7 @@ __all__ = [
     "browser_flow",
     "headless_flow",
     "load_mcp_config",
+    "register_catalog",
     "sanitize_name",
     "token_path",
     "with_defaults",

@@ -20,12 +20,13 @@ import asyncio
 import concurrent.futures
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from toolkit.context import ToolContext
-from toolkit.interaction import Elicitation
+from toolkit.errors import ErrorCode, ToolError
+from toolkit.interaction import Elicitation, SamplingMessage
 
 __all__ = ["AskInCaller", "Question"]
 
@@ -118,6 +119,42 @@ class AskInCaller:
             return await asyncio.wrap_future(answer)
         finally:
             question.reply(Elicitation(action="cancel"))  # a cancelled wait leaves no one hanging
+
+    async def sample(
+        self,
+        server: str,
+        messages: Sequence[SamplingMessage],
+        system_prompt: str | None,
+        max_tokens: int,
+    ) -> str:
+        """A sampling handler for ``McpClientPool(sampling=...)``: the server's request goes to
+        the model of whoever called the tool in flight on it (the client of our MCP server,
+        through ``context.client.sample``).
+
+        Raises:
+            ToolError: ``DENIED`` when no single call is in flight on ``server`` or its caller
+                cannot sample (the message says which).
+        """
+        waiters = self._waiting.get(server, [])
+        if len(waiters) != 1:
+            raise ToolError(
+                f"MCP server {server!r} asked for sampling while {len(waiters)} of its tool "
+                "calls were in flight; declined, since the request cannot be matched to one "
+                "caller.",
+                code=ErrorCode.DENIED,
+            )
+        waiter = waiters[0]
+        client = waiter.context.client
+        if client is None:
+            raise ToolError(
+                f"MCP server {server!r} asked for sampling during a call of {waiter.tool}, whose "
+                "caller has no model to lend.",
+                code=ErrorCode.DENIED,
+            )
+        asked = client.sample(
+            messages, max_tokens=max_tokens, system_prompt=system_prompt, temperature=None
+        )
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(asked, waiter.loop))
 
     async def run(
         self, server: str, tool: str, context: ToolContext, call: Callable[[], Awaitable[T]]

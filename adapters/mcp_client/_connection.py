@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import anyio
 import anyio.abc
@@ -52,6 +52,7 @@ from toolkit.wire_log import httpx_event_hooks
 __all__ = ["Connection", "ConnectionState"]
 
 logger = logging.getLogger("adapters.mcp_client")
+_R = TypeVar("_R")
 
 ConnectionState = Literal["idle", "connecting", "ready", "failed", "closed"]
 
@@ -176,6 +177,25 @@ class Connection:
             raise self.last_error from None
         self._tools = tools
         return tools
+
+    async def request(self, phase: str, send: Callable[[Client], Awaitable[_R]]) -> _R:
+        """Run ``send(client)`` on the home loop (any request besides tools), bounded by the
+        call timeout; transport failures are raised as classified ``ToolError``.
+
+        Args:
+            phase: The method, for messages (such as ``"resources/read"``).
+            send: Sends the request with the open client.
+        """
+
+        async def run() -> _R:
+            client = await self.client()
+            try:
+                with anyio.fail_after(self.config.call_timeout):
+                    return await send(client)
+            except Exception as exc:
+                raise await self._failure(exc, phase) from None
+
+        return await self._home.run(run)
 
     async def call_tool(
         self,

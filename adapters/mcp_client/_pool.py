@@ -25,6 +25,7 @@ import anyio
 import anyio.abc
 from anyio.from_thread import BlockingPortal
 
+from adapters.mcp_client._catalog import Catalog
 from adapters.mcp_client._config import McpServerConfig, load_mcp_config, parse_servers
 from adapters.mcp_client._connection import Connection, ConnectionState
 from adapters.mcp_client._handlers import ClientHandlers, ElicitationHandler, SamplingHandler
@@ -75,7 +76,7 @@ class ServerStatus:
     latency_ms: float | None = None
 
 
-class McpClientPool(BaseToolset):
+class McpClientPool(BaseToolset, Catalog):
     """One long-lived connection per MCP server, shared by every call.
 
     Use it as an async context manager; connections open lazily on first use, each owned by

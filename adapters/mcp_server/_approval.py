@@ -3,7 +3,7 @@
 The registry's own approver, when it has one, always decides. Otherwise the server asks the
 user of the calling client through elicitation when the client can; tools the operator
 allowed explicitly (``toolkit serve --allow-destructive NAME``) run without asking; anything
-else is refused with a message that says how to allow it.
+else is refused with a message that says no user was asked, why, and how to allow it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from toolkit.errors import ToolError
+from toolkit.errors import ErrorCode, ToolError
 from toolkit.policy import Approval, CallRequest
 
 __all__ = ["ElicitingApprover"]
@@ -50,14 +50,14 @@ class ElicitingApprover:
                 f"Tool {request.tool} may change or delete data. Run it with {arguments}?",
                 _SCHEMA,
             )
-        except ToolError:
-            return Approval(
-                approved=False,
-                reason=(
-                    f"Tool {request.tool} needs approval and this client cannot ask its user. "
-                    f"The server operator can allow it with --allow-destructive {request.tool}."
-                ),
-            )
+        except ToolError as exc:
+            # Nobody was asked, so nobody rejected it: say so, and how the operator fixes it.
+            raise ToolError(
+                f"Tool {request.tool} needs approval and was not run: no user was asked. "
+                f"{exc.message} Or the server operator allows it with --allow-destructive "
+                f"{request.tool}. Do not retry it unless the user asks.",
+                code=ErrorCode.DENIED,
+            ) from None
         if answer.accepted and answer.content.get("approve") is True:
             return Approval(approved=True)
         return Approval(approved=False, reason=f"The user did not approve running {request.tool}.")

@@ -20,6 +20,8 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 
+from adapters.mcp_server._channel import session_key
+
 __all__ = ["ListChangeNotifier"]
 
 logger = logging.getLogger(__name__)
@@ -42,6 +44,7 @@ class ListChangeNotifier:
         #: Remember handshake clients arriving over HTTP (only a stateful HTTP app sets it).
         self.track_http = False
         self._sessions: dict[int, ServerSession] = {}
+        self._keys: dict[int, str] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
         self._depth = 0
@@ -83,9 +86,15 @@ class ListChangeNotifier:
         result = await call_next(ctx)
         if ctx.method == "notifications/initialized" and (ctx.request is None or self.track_http):
             if len(self._sessions) >= _MAX_SESSIONS:
-                self._sessions.pop(next(iter(self._sessions)))
+                self._keys.pop(oldest := next(iter(self._sessions)), None)
+                self._sessions.pop(oldest)
             self._sessions[id(ctx.session)] = ctx.session
+            self._keys[id(ctx.session)] = session_key(ctx)
         return result
+
+    def sessions(self) -> list[tuple[str, ServerSession]]:
+        """The remembered handshake connections, each with its log-level key."""
+        return [(self._keys.get(k, ""), s) for k, s in list(self._sessions.items())]
 
     async def _broadcast(self, wake: asyncio.Event) -> None:
         while True:
@@ -98,3 +107,4 @@ class ListChangeNotifier:
                 except Exception:  # the connection is gone: forget it
                     logger.debug("dropping a closed connection from list_changed broadcasts")
                     self._sessions.pop(key, None)
+                    self._keys.pop(key, None)

@@ -153,9 +153,22 @@ class SessionChannel:
 
     def _require(self, capability: str, what: str) -> None:
         declared = self._ctx.session.client_capabilities
+        if declared is None and self._rounds is None and self._stateless_http():
+            raise ToolError(
+                f"This tool needs the client to {what}, but this server runs stateless HTTP: "
+                f"without a session it cannot send a 2025-11-25 client a request in the middle "
+                f"of a call, whatever the client declared. Serve with --stateful to keep "
+                f"sessions, or use a 2026-07-28 client.",
+                code=ErrorCode.DENIED,
+            )
         if declared is None or getattr(declared, capability, None) is None:
             raise ToolError(
                 f"This tool needs the client to {what}, but the client did not declare the "
                 f"MCP '{capability}' capability. Use a client that supports it.",
                 code=ErrorCode.DENIED,
             )
+
+    def _stateless_http(self) -> bool:
+        """An HTTP request without a session: no way to send the client a request mid-call."""
+        headers = getattr(self._ctx.request, "headers", None)
+        return headers is not None and not headers.get("mcp-session-id")

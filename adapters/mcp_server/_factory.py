@@ -27,6 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from adapters.mcp_server._auth import token_from_env
 from adapters.mcp_server._callers import load_callers
 from adapters.mcp_server._http import DEFAULT_MAX_BODY_BYTES, http_app
+from adapters.mcp_server._log_relay import relay_info_records
 from adapters.mcp_server._server import build_server
 from adapters.mcp_server._sources import add_http_tools, serving_sources
 from toolkit.call_log import CALL_LOG_ENV, CallLog, caller_scope
@@ -316,6 +317,7 @@ def create_app(settings: AppSettings | None = None) -> ASGIApp:
         RegistrationError: The target holds no tools or a tool is broken.
     """
     settings = settings or AppSettings.from_env()
+    relay_info_records()
     token = token_from_env(settings.token_env) if settings.token_env else None
     registry = load_registry(settings.target) if settings.target else ToolRegistry()
     metrics, call_log = observe(registry, settings)

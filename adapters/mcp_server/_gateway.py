@@ -21,7 +21,8 @@ async def remote_tools(registry: ToolRegistry, config: str | Path) -> AsyncItera
     """Add the tools of every server in ``config`` to ``registry`` while the block runs.
 
     Each remote tool is named ``<server>_<tool>`` (or the server's configured prefix); when a
-    server changes its list, the registry follows and our clients hear ``list_changed``.
+    server changes its list, the registry follows and our clients hear ``list_changed``. Remote
+    prompts are named the same way; remote resources are served as ``<server>+<uri>``.
 
     Yields:
         The names of the remote tools added.
@@ -30,11 +31,21 @@ async def remote_tools(registry: ToolRegistry, config: str | Path) -> AsyncItera
         adapters.mcp_client.McpConfigError: The config file is invalid.
         toolkit.RegistrationError: A remote tool's name collides with a local one.
     """
-    from adapters.mcp_client import AskInCaller, McpClientPool, load_mcp_config
+    from adapters.mcp_client import (
+        AskInCaller,
+        McpClientPool,
+        load_mcp_config,
+        register_catalog,
+    )
 
-    # A remote server's question goes to the client whose call caused it.
-    async with McpClientPool(load_mcp_config(config), elicitation=AskInCaller()) as pool:
+    # A remote server's question, or its request for sampling, goes to the client whose call
+    # caused it; that client answers or refuses.
+    asker = AskInCaller()
+    servers = load_mcp_config(config)
+    async with McpClientPool(servers, elicitation=asker, sampling=asker.sample) as pool:
         added = await pool.register_into(registry)
+        for server in pool.servers:  # their resources and prompts, under the same namespaces
+            await register_catalog(pool, registry, server, pool.config(server).tool_prefix)
         yield [tool.name for tool in added]
 
 

@@ -2,25 +2,44 @@
 
 While our server runs a call, records that the toolkit logs for it (retries, policy decisions,
 a tool's own ``logging.getLogger("toolkit....")`` records) are sent as ``notifications/message``
-at the level the client asked for, on the stream of that call. Records are formatted with their
-arguments already redacted by the code that logs them; nothing else leaves the process.
+at the level the client asked for, on the stream of that call, before the call's result.
+Records are formatted with their arguments already redacted by the code that logs them; nothing
+else leaves the process.
+
+Only records the ``toolkit`` logger lets through exist: Python drops the others before any
+handler sees them. ``toolkit serve`` sets it to INFO (unless the application chose a level);
+an application serving in-process sets the level it wants relayed, such as
+``logging.getLogger("toolkit").setLevel(logging.DEBUG)``. The call's own summary line
+(``toolkit.calls`` at INFO) is not relayed: the client gets the result itself.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+import anyio
 
 from toolkit.interaction import ClientChannel, LogLevel
 
-__all__ = ["relaying_logs"]
+__all__ = ["relay_info_records", "relaying_logs"]
 
-_current: ContextVar[tuple[ClientChannel, asyncio.AbstractEventLoop] | None] = ContextVar(
-    "mcp_toolkit_log_relay", default=None
-)
+#: Seconds a finished call waits for its log lines to be sent before its result.
+_FLUSH_SECONDS = 2.0
+
+
+@dataclass
+class _Relay:
+    channel: ClientChannel
+    loop: asyncio.AbstractEventLoop
+    pending: set[asyncio.Task[None]] = field(default_factory=set)
+
+
+_current: ContextVar[_Relay | None] = ContextVar("mcp_toolkit_log_relay", default=None)
 
 
 def _level(levelno: int) -> LogLevel:
@@ -39,10 +58,9 @@ class _RelayHandler(logging.Handler):
     """Forwards a record to the client of the call it was logged in, if any."""
 
     def emit(self, record: logging.LogRecord) -> None:
-        target = _current.get()
-        if target is None:
-            return
-        channel, loop = target
+        relay = _current.get()
+        if relay is None or (record.name == "toolkit.calls" and record.levelno == logging.INFO):
+            return  # no call here, or the call's own summary line (the client gets its result)
         try:
             message = self.format(record)
         except Exception:  # a broken record must never break the call
@@ -50,35 +68,57 @@ class _RelayHandler(logging.Handler):
         coro_args = (_level(record.levelno), message, record.name)
 
         def send() -> None:
-            task = loop.create_task(channel.log(*coro_args))
-            task.add_done_callback(_ignore_failure)
+            task = relay.loop.create_task(relay.channel.log(*coro_args))
+            relay.pending.add(task)
+            task.add_done_callback(_finished(relay))
 
         try:
-            if asyncio.get_running_loop() is loop:
+            if asyncio.get_running_loop() is relay.loop:
                 send()
                 return
         except RuntimeError:
             pass
-        loop.call_soon_threadsafe(send)
+        relay.loop.call_soon_threadsafe(send)
 
 
-def _ignore_failure(task: asyncio.Task[None]) -> None:
-    if not task.cancelled():
-        task.exception()  # retrieved, so no "never retrieved" warning; the client is gone
+def _finished(relay: _Relay) -> Callable[[asyncio.Task[None]], None]:
+    def done(task: asyncio.Task[None]) -> None:
+        relay.pending.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved, so no "never retrieved" warning; the client is gone
+
+    return done
 
 
 _handler = _RelayHandler()
 _handler.setFormatter(logging.Formatter("%(message)s"))
 
 
-@contextmanager
-def relaying_logs(channel: ClientChannel) -> Iterator[None]:
-    """Send ``toolkit`` log records made inside the block to ``channel``."""
+def relay_info_records() -> None:
+    """Let INFO records of ``toolkit`` loggers exist, so the relay can send them; only where
+    the application set no level (a serving process started by ``toolkit serve``)."""
+    logger = logging.getLogger("toolkit")
+    if logger.level == logging.NOTSET:
+        logger.setLevel(logging.INFO)
+
+
+def _install() -> None:
     logger = logging.getLogger("toolkit")
     if _handler not in logger.handlers:
         logger.addHandler(_handler)
-    token = _current.set((channel, asyncio.get_running_loop()))
+
+
+@asynccontextmanager
+async def relaying_logs(channel: ClientChannel) -> AsyncIterator[None]:
+    """Send ``toolkit`` log records made inside the block to ``channel``; on leaving, wait
+    (bounded) until they are sent, so they reach the client before the call's result."""
+    _install()
+    relay = _Relay(channel, asyncio.get_running_loop())
+    token = _current.set(relay)
     try:
         yield
     finally:
         _current.reset(token)
+        with anyio.move_on_after(_FLUSH_SECONDS, shield=True):
+            while relay.pending:
+                await asyncio.wait(set(relay.pending))

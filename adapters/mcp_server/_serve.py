@@ -21,6 +21,7 @@ from adapters.mcp_server._callers import load_callers
 from adapters.mcp_server._factory import AppSettings, observe
 from adapters.mcp_server._gateway import check_config
 from adapters.mcp_server._http import serve_http
+from adapters.mcp_server._log_relay import relay_info_records
 from adapters.mcp_server._rounds import STATE_KEY_ENV
 from adapters.mcp_server._server import build_server
 from adapters.mcp_server._sources import add_http_tools, serving_sources
@@ -98,6 +99,7 @@ def serve_command(
         raise ValueError("Nothing to serve: give a TARGET, --http-tools FILE or --config FILE.")
     if callers is not None and transport == "stdio":
         raise ValueError("--callers only applies to --transport http: stdio has no tokens.")
+    relay_info_records()  # tools' INFO records reach clients that ask for them
     settings = AppSettings(
         target=target if isinstance(target, str) or target is None else "mcp-toolkit",
         name=name,

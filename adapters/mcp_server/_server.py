@@ -7,8 +7,8 @@ exception processor are exactly those of every other sink.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Iterable, Mapping
+from contextlib import asynccontextmanager
 from importlib import metadata
 from typing import Any
 
@@ -30,6 +30,9 @@ from adapters.mcp_server._changes import ListChangeNotifier
 from adapters.mcp_server._channel import SessionChannel, session_key
 from adapters.mcp_server._log_relay import relaying_logs
 from adapters.mcp_server._paging import ToolListing
+from adapters.mcp_server._prompts import PromptHandlers
+from adapters.mcp_server._remote_logs import relaying_remote_logs
+from adapters.mcp_server._resources import ResourceHandlers
 from adapters.mcp_server._rounds import InputRequired, Rounds, state_boundary
 from adapters.mcp_server._search_mode import SEARCH_TOOL, SearchMode
 from adapters.mcp_server._wire import tool_entry
@@ -106,6 +109,9 @@ class RegistryServer(Server[Any]):
         self.add_request_handler("tools/list", PaginatedRequestParams, self._list_tools)
         self.add_request_handler("tools/call", CallToolRequestParams, self._call_tool)
         self.add_request_handler("logging/setLevel", SetLevelRequestParams, self._set_level)
+        self.resource_handlers = ResourceHandlers(registry.resources, self.changes.bus)
+        self.resource_handlers.install(self)
+        PromptHandlers(registry.prompts, registry.resources).install(self)
         self.middleware.append(self.changes)
         self.middleware.append(state_boundary(name))
         registry.on_change(self.changes.registry_changed)
@@ -209,16 +215,17 @@ class RegistryServer(Server[Any]):
         approver = None if self.registry.invoker.approver is not None else self._approver
         try:
             # The call log names the authenticated caller, not only the peer address.
-            with relaying_logs(channel), caller_scope(values.get("caller")):
-                result = await self.registry.call(
-                    name,
-                    arguments,
-                    context,
-                    options=self._scoped,
-                    call_id=call_id,
-                    approver=approver,
-                    propagate=(InputRequired,),
-                )
+            async with relaying_logs(channel):
+                with caller_scope(values.get("caller")):
+                    result = await self.registry.call(
+                        name,
+                        arguments,
+                        context,
+                        options=self._scoped,
+                        call_id=call_id,
+                        approver=approver,
+                        propagate=(InputRequired,),
+                    )
         except InputRequired as needed:  # a 2026-07-28 client answers, then calls again
             return needed.result()
         if result.code is ErrorCode.TOOL_NOT_FOUND:
@@ -236,9 +243,15 @@ class RegistryServer(Server[Any]):
         return {}
 
 
-def _lifespan(server: Server[Any]) -> AbstractAsyncContextManager[None]:
+@asynccontextmanager
+async def _lifespan(server: Server[Any]) -> AsyncIterator[None]:
     assert isinstance(server, RegistryServer)
-    return server.changes.running()
+    async with (
+        server.changes.running(),
+        server.resource_handlers.running(),
+        relaying_remote_logs(server.registry, server.changes.sessions, server._log_levels),
+    ):
+        yield
 
 
 def _caller_values(ctx: ServerRequestContext[Any]) -> dict[str, Any]:
@@ -261,6 +274,10 @@ def build_server(
     tool_search: int | None = None,
 ) -> RegistryServer:
     """Serve ``registry`` over MCP: its specs on ``tools/list``, its invoker on ``tools/call``.
+
+    Its ``@mcp_resource`` and ``@mcp_prompt`` functions (``registry.resources``,
+    ``registry.prompts``) are served on ``resources/*``, ``prompts/*`` and
+    ``completion/complete``; ``registry.resources.updated(uri)`` tells subscribed clients.
 
     Both protocol generations are served by the same object: 2026-07-28 (stateless, per-request
     envelope) and 2025-11-25 (``initialize`` handshake).

@@ -12,6 +12,7 @@ require("adapters.mcp_wire", "mcp")
 from adapters.mcp_wire._results import (
     ERROR_META_KEY,
     call_result,
+    content_block,
     mcp_block,
     mcp_content,
     remote_error,
@@ -21,6 +22,7 @@ from adapters.mcp_wire._results import (
 __all__ = [
     "ERROR_META_KEY",
     "call_result",
+    "content_block",
     "mcp_block",
     "mcp_content",
     "remote_error",

@@ -33,6 +33,7 @@ from toolkit.spec import ToolSpec
 __all__ = [
     "ERROR_META_KEY",
     "call_result",
+    "content_block",
     "mcp_block",
     "mcp_content",
     "remote_error",
@@ -91,10 +92,15 @@ def mcp_content(result: ToolResult) -> list[dict[str, Any]]:
 
 
 def mcp_block(block: Content) -> dict[str, Any]:
-    """One block as an MCP content dict, its audience kept as an annotation."""
+    """One block as an MCP content dict, its audience and priority kept as annotations."""
     out = _mcp_block(block)
+    annotations: dict[str, Any] = {}
     if block.audience:
-        out["annotations"] = {"audience": list(block.audience)}
+        annotations["audience"] = list(block.audience)
+    if block.priority is not None:
+        annotations["priority"] = block.priority
+    if annotations:
+        out["annotations"] = annotations
     return out
 
 
@@ -111,6 +117,8 @@ def _mcp_block(block: Content) -> dict[str, Any]:
         }
         if block.mime_type:
             link["mimeType"] = block.mime_type
+        if block.description:
+            link["description"] = block.description
         return link
     resource: dict[str, Any] = {"uri": block.uri}
     if block.mime_type:
@@ -139,13 +147,16 @@ def to_tool_result(result: mcp_types.CallToolResult, *, tool: str) -> ToolResult
     Raises:
         ToolError: The server reported that the tool failed; the message is the server's text.
     """
-    blocks = [_block(b) for b in result.content]
+    blocks = [content_block(b) for b in result.content]
     texts = [b.text for b in blocks if isinstance(b, TextContent)]
     text = "\n".join(texts)
     if result.is_error:
         raise remote_error(text, tool=tool)
     keep: list[Content] = [b for b in blocks if not isinstance(b, TextContent)]
-    if len(texts) > 1 or keep:
+    annotated = any(
+        isinstance(b, TextContent) and (b.audience or b.priority is not None) for b in blocks
+    )
+    if len(texts) > 1 or keep or annotated:  # one plain text block is all in ``content``
         keep = blocks
     return ToolResult(content=text, structured=result.structured_content, blocks=keep, tool=tool)
 
@@ -185,14 +196,19 @@ def remote_error(text: str, *, tool: str) -> ToolError:
     )
 
 
-def _block(block: mcp_types.ContentBlock) -> Content:
-    audience = _audience(block)
+def content_block(block: mcp_types.ContentBlock) -> Content:
+    """One MCP content block as a toolkit content block, annotations kept."""
+    audience, priority = _audience(block), _priority(block)
     if isinstance(block, mcp_types.TextContent):
-        return TextContent(text=block.text, audience=audience)
+        return TextContent(text=block.text, audience=audience, priority=priority)
     if isinstance(block, mcp_types.ImageContent):
-        return ImageContent(data=block.data, mime_type=block.mime_type, audience=audience)
+        return ImageContent(
+            data=block.data, mime_type=block.mime_type, audience=audience, priority=priority
+        )
     if isinstance(block, mcp_types.AudioContent):
-        return AudioContent(data=block.data, mime_type=block.mime_type, audience=audience)
+        return AudioContent(
+            data=block.data, mime_type=block.mime_type, audience=audience, priority=priority
+        )
     if isinstance(block, mcp_types.EmbeddedResource):
         res = block.resource
         return ResourceContent(
@@ -201,10 +217,21 @@ def _block(block: mcp_types.ContentBlock) -> Content:
             text=getattr(res, "text", None),
             blob=getattr(res, "blob", None),
             audience=audience,
+            priority=priority,
         )
     return ResourceContent(
-        uri=str(block.uri), mime_type=block.mime_type, name=block.name, audience=audience
+        uri=str(block.uri),
+        mime_type=block.mime_type,
+        name=block.name,
+        description=block.description,
+        audience=audience,
+        priority=priority,
     )
+
+
+def _priority(block: mcp_types.ContentBlock) -> float | None:
+    priority = getattr(getattr(block, "annotations", None), "priority", None)
+    return None if priority is None else float(priority)
 
 
 def _audience(block: mcp_types.ContentBlock) -> tuple[str, ...]:

@@ -8,11 +8,13 @@ carries the feature (rich content, logging, progress, elicitation, sampling, sch
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import sys
+from collections.abc import Mapping
 from typing import Any
 
-from toolkit import ToolRegistry, mcp_tool
+from toolkit import PromptMessage, ToolRegistry, mcp_prompt, mcp_resource, mcp_tool
 from toolkit.context import ToolContext
 from toolkit.errors import ToolError
 from toolkit.result import (
@@ -228,6 +230,76 @@ class _SchemaTool:
 
     def renamed(self, name: str) -> _SchemaTool:
         return self
+
+
+@mcp_resource("test://static-text", mime_type="text/plain")
+def static_text() -> str:
+    """A fixed text resource."""
+    return "This is the content of the static text resource."
+
+
+@mcp_resource("test://static-binary", mime_type="image/png")
+def static_binary() -> bytes:
+    """A fixed binary resource (a 1x1 PNG)."""
+    return base64.b64decode(PIXEL_PNG)
+
+
+@mcp_resource("test://template/{id}/data", mime_type="application/json")
+def template_data(id: str) -> dict[str, Any]:
+    """Data for one id, from a URI template."""
+    return {"id": id, "templateTest": True, "data": f"Data for ID: {id}"}
+
+
+@mcp_resource("test://watched-resource", mime_type="text/plain")
+def watched_resource() -> str:
+    """A resource clients subscribe to."""
+    return "Watched resource content."
+
+
+def _cities(value: str, context: Mapping[str, str]) -> list[str]:
+    return [c for c in ("paris", "park", "party", "london") if c.startswith(value)]
+
+
+@mcp_prompt(name="test_simple_prompt")
+def simple_prompt() -> str:
+    """A prompt without arguments."""
+    return "This is a simple prompt for testing."
+
+
+@mcp_prompt(name="test_prompt_with_arguments", completions={"arg1": _cities})
+def prompt_with_arguments(arg1: str, arg2: str) -> str:
+    """A prompt with two required arguments.
+
+    Args:
+        arg1: First test argument.
+        arg2: Second test argument.
+    """
+    return f"Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
+
+
+@mcp_prompt(name="test_prompt_with_embedded_resource")
+def prompt_with_embedded_resource(resourceUri: str) -> list[PromptMessage]:
+    """A prompt that embeds a resource.
+
+    Args:
+        resourceUri: URI of the resource to embed.
+    """
+    embedded = ResourceContent(
+        uri=resourceUri, mime_type="text/plain", text="Embedded resource content for testing."
+    )
+    return [
+        PromptMessage("user", embedded),
+        PromptMessage("user", TextContent(text="Please process the embedded resource above.")),
+    ]
+
+
+@mcp_prompt(name="test_prompt_with_image")
+def prompt_with_image() -> list[Content]:
+    """A prompt with an image."""
+    return [
+        ImageContent(data=PIXEL_PNG, mime_type="image/png"),
+        TextContent(text="Please analyze the image above."),
+    ]
 
 
 registry = ToolRegistry()

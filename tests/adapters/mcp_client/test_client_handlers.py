@@ -145,6 +145,6 @@ async def test_content_for_the_user_only_is_not_sent_to_the_model(peers: Path) -
     assert [b["type"] for b in for_model if isinstance(b, dict)] == ["text"]
     # Through a gateway the annotations travel on unchanged.
     assert [b.get("annotations") for b in mcp_content(debug)] == [
-        {"audience": ["assistant"]},
-        {"audience": ["user"]},
+        {"audience": ["assistant"], "priority": 0.3},
+        {"audience": ["user"], "priority": 0.5},
     ]

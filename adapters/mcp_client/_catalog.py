@@ -1,0 +1,102 @@
+"""What an MCP client pool reads besides tools: remote resources, templates and prompts.
+
+Answers are the SDK's own types (``mcp_types.Resource``, ``ReadResourceResult``,
+``GetPromptResult``), every page fetched; failures are ``ToolError`` with the pool's codes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import mcp_types
+from mcp import Client
+
+from adapters.mcp_client._connection import Connection
+
+__all__ = ["Catalog"]
+
+#: Most pages fetched for one listing: a server that never stops paging is cut off here.
+_MAX_PAGES = 100
+
+
+async def _all(fetch: Callable[[str | None], Awaitable[Any]], key: str) -> list[Any]:
+    items: list[Any] = []
+    cursor: str | None = None
+    for _ in range(_MAX_PAGES):
+        page = await fetch(cursor)
+        items.extend(getattr(page, key))
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return items
+
+
+class Catalog:
+    """Mixed into :class:`McpClientPool`: resources and prompts of the configured servers."""
+
+    #: The connection of a server: :meth:`McpClientPool.connection` provides it.
+    connection: Callable[[str], Connection]
+
+    async def resources(self, server: str) -> list[mcp_types.Resource]:
+        """The fixed resources ``server`` lists (``resources/list``, every page)."""
+
+        async def send(client: Client) -> list[Any]:
+            return await _all(lambda c: client.list_resources(cursor=c), "resources")
+
+        return await self.connection(server).request("resources/list", send)
+
+    async def resource_templates(self, server: str) -> list[mcp_types.ResourceTemplate]:
+        """The resource templates ``server`` lists (``resources/templates/list``)."""
+
+        async def send(client: Client) -> list[Any]:
+            return await _all(
+                lambda c: client.list_resource_templates(cursor=c), "resource_templates"
+            )
+
+        return await self.connection(server).request("resources/templates/list", send)
+
+    async def read_resource(self, server: str, uri: str) -> mcp_types.ReadResourceResult:
+        """The contents at ``uri`` on ``server`` (``resources/read``)."""
+
+        async def send(client: Client) -> mcp_types.ReadResourceResult:
+            return await client.read_resource(uri)
+
+        return await self.connection(server).request("resources/read", send)
+
+    async def prompts(self, server: str) -> list[mcp_types.Prompt]:
+        """The prompts ``server`` lists (``prompts/list``, every page)."""
+
+        async def send(client: Client) -> list[Any]:
+            return await _all(lambda c: client.list_prompts(cursor=c), "prompts")
+
+        return await self.connection(server).request("prompts/list", send)
+
+    async def get_prompt(
+        self, server: str, name: str, arguments: dict[str, str] | None = None
+    ) -> mcp_types.GetPromptResult:
+        """The messages of prompt ``name`` on ``server`` for ``arguments`` (``prompts/get``)."""
+
+        async def send(client: Client) -> mcp_types.GetPromptResult:
+            return await client.get_prompt(name, arguments or {})
+
+        return await self.connection(server).request("prompts/get", send)
+
+    async def complete(
+        self,
+        server: str,
+        ref: mcp_types.PromptReference | mcp_types.ResourceTemplateReference,
+        argument: str,
+        value: str,
+        context: Mapping[str, str] | None = None,
+    ) -> list[str]:
+        """Candidates ``server`` offers for one argument of a prompt or resource template
+        (``completion/complete``)."""
+
+        async def send(client: Client) -> list[str]:
+            result = await client.complete(
+                ref, {"name": argument, "value": value}, dict(context or {}) or None
+            )
+            return list(result.completion.values)
+
+        return await self.connection(server).request("completion/complete", send)
