@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
 
 from toolkit.interaction import ClientChannel, LogLevel
@@ -71,14 +69,28 @@ _handler = _RelayHandler()
 _handler.setFormatter(logging.Formatter("%(message)s"))
 
 
-@contextmanager
-def relaying_logs(channel: ClientChannel) -> Iterator[None]:
+_toolkit_logger = logging.getLogger("toolkit")
+
+
+def relaying_logs(channel: ClientChannel) -> _Relaying:
     """Send ``toolkit`` log records made inside the block to ``channel``."""
-    logger = logging.getLogger("toolkit")
-    if _handler not in logger.handlers:
-        logger.addHandler(_handler)
-    token = _current.set((channel, asyncio.get_running_loop()))
-    try:
-        yield
-    finally:
-        _current.reset(token)
+    return _Relaying(channel)
+
+
+class _Relaying:
+    """The block of :func:`relaying_logs`: a class, not a ``@contextmanager`` generator, since it
+    runs around every ``tools/call`` and a generator costs several times more to enter and leave.
+    """
+
+    __slots__ = ("_channel", "_token")
+
+    def __init__(self, channel: ClientChannel) -> None:
+        self._channel = channel
+
+    def __enter__(self) -> None:
+        if _handler not in _toolkit_logger.handlers:
+            _toolkit_logger.addHandler(_handler)
+        self._token = _current.set((self._channel, asyncio.get_running_loop()))
+
+    def __exit__(self, *exc: object) -> None:
+        _current.reset(self._token)
