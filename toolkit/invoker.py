@@ -158,9 +158,15 @@ class Invoker:
             tool = self._lookup(name)
             args = self._parse(arguments)
             args = self._validate(tool, args)
-            request = CallRequest(tool.name, args, tool.spec, ctx)
-            verdict = (options.policy or self.policy)(request)
+            policy = options.policy or self.policy
+            verdict: Any
+            if policy is default_policy:  # its answer without building a request to ask it
+                request, verdict = None, "ask" if tool.spec.needs_approval else "allow"
+            else:
+                request = CallRequest(tool.name, args, tool.spec, ctx)
+                verdict = policy(request)
             if verdict != "allow":  # "deny", "ask", or an async policy's awaitable
+                request = request or CallRequest(tool.name, args, tool.spec, ctx)
                 decision, args = await self._decide(tool, request, verdict, options, wait)
             result, attempts = await self._run(tool, args, ctx, options, ref, wait)
         except _Failed as failed:

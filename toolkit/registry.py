@@ -417,6 +417,8 @@ class ToolRegistry:
 
     def _on_record(self, record: CallRecord) -> None:
         self.records.append(record)
+        if not self._subscribers:
+            return
         for callback in list(self._subscribers):
             try:
                 callback(record)
