@@ -30,6 +30,7 @@ ROWS = {
         "await call of a sync tool (worker thread)",
         "µs CPU",
         "langchain",
+        "as found (load",
     ),
     "bench_http.py": (
         "template render, 100 items",
