@@ -23,6 +23,7 @@ import _thread
 import asyncio
 import contextlib
 import contextvars
+import os
 import threading
 import time
 import weakref
@@ -121,6 +122,17 @@ _guard = threading.Lock()
 _idle: list[_Worker] = []
 
 
+def _forget_workers() -> None:
+    """In a forked child: the parent's workers do not exist here, so none is idle."""
+    global _guard
+    _guard = threading.Lock()
+    _idle.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_workers)
+
+
 def _submit(job: _Job) -> _Worker:
     cpu = _cpu.current_cpu()
     with _guard:
@@ -141,13 +153,17 @@ def run_blocking(timeout: float, fn: Callable[..., Any], *args: Any) -> tuple[bo
     job = _Job(fn, args)
     worker = _submit(job)
     done = job.done
-    if worker.cpu >= 0 and timeout > _PINNED_SECONDS:
-        if done.acquire(timeout=_PINNED_SECONDS):
-            return True, job.outcome()
+    try:
+        if worker.cpu >= 0 and timeout > _PINNED_SECONDS:
+            if done.acquire(timeout=_PINNED_SECONDS):
+                return True, job.outcome()
+            worker.free()
+            finished = done.acquire(timeout=max(deadline - time.monotonic(), 0.0))
+        else:
+            finished = done.acquire(timeout=timeout)
+    except BaseException:  # Ctrl-C in the waiting thread: the function finishes alone
         worker.free()
-        finished = done.acquire(timeout=max(deadline - time.monotonic(), 0.0))
-    else:
-        finished = done.acquire(timeout=timeout)
+        raise
     if not finished:
         worker.free()
         return False, None

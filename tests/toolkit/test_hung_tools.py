@@ -175,3 +175,26 @@ def test_workers_are_not_pinned_when_the_environment_says_no() -> None:
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
     )
     assert out.stdout.strip() == "-1", out.stderr
+
+
+def test_a_forked_child_starts_workers_of_its_own() -> None:
+    registry = _registry(timeout=5)
+    assert registry.call_sync("add", {"a": 1, "b": 1}).content == "2"  # a worker is idle now
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: the parent's idle worker does not exist here
+        try:
+            os.write(write, _outcome(registry.call_sync("add", {"a": 2, "b": 3})).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    try:
+        with os.fdopen(read) as pipe:
+            answer = pipe.read()
+    finally:
+        os.waitpid(pid, 0)
+    assert answer == "5"
+
+
+def _outcome(result: ToolResult) -> str:
+    return result.code.value if result.code else result.content
