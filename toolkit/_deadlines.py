@@ -76,6 +76,8 @@ class _Deadlines:
 _loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Deadlines] = (
     weakref.WeakKeyDictionary()
 )
+#: The deadlines of the loop used last: a weak-dictionary lookup costs more than a call here.
+_last: list[_Deadlines | None] = [None]
 
 
 async def within(timeout: float, awaitable: Awaitable[T]) -> T:
@@ -87,9 +89,12 @@ async def within(timeout: float, awaitable: Awaitable[T]) -> T:
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     assert task is not None
-    deadlines = _loops.get(loop)
-    if deadlines is None:
-        deadlines = _loops[loop] = _Deadlines(loop)
+    deadlines = _last[0]
+    if deadlines is None or deadlines.loop is not loop:  # another loop than the last call's
+        deadlines = _loops.get(loop)
+        if deadlines is None:
+            deadlines = _loops[loop] = _Deadlines(loop)
+        _last[0] = deadlines
     call = _Call(task, loop.time() + timeout)
     deadlines.add(call)
     try:

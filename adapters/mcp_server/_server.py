@@ -162,9 +162,12 @@ class RegistryServer(Server[Any]):
         channel = SessionChannel(
             ctx, self._log_levels, scrub=self.registry.processor.scrub, rounds=rounds
         )
+        values = _caller_values(ctx)
+        if self._callers is not None:
+            values.update(self._caller(ctx))
         context = ToolContext(
             call_id=call_id,
-            values={**_caller_values(ctx), **self._caller(ctx)},
+            values=values,
             progress=ctx.session.report_progress,
             client=channel,
         )
