@@ -24,7 +24,6 @@ Rules the path keeps:
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import logging
 import os
@@ -413,20 +412,7 @@ def _denied(why: str, then: str = "tell the user it was refused.") -> ToolError:
 
 
 def _context(context: ToolContext | None, name: str, ref: str) -> ToolContext:
-    if context is None:
-        return ToolContext(tool=name, call_id=ref)
-    if type(context) is ToolContext:  # a third of replace()'s cost; subclasses keep replace()
-        c = context
-        return ToolContext(
-            tool=name,
-            call_id=c.call_id or ref,
-            attempt=c.attempt,
-            values=c.values,
-            injected=c.injected,
-            progress=c.progress,
-            client=c.client,
-        )
-    return dataclasses.replace(context, tool=name, call_id=context.call_id or ref)
+    return ToolContext(tool=name, call_id=ref) if context is None else context.for_call(name, ref)
 
 
 def _jsonable(args: Any) -> Any:
