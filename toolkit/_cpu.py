@@ -20,6 +20,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable
+from typing import Any
 
 __all__ = ["allowed", "current_cpu", "pin", "unpin"]
 
@@ -48,18 +49,22 @@ def _cpu_reader() -> Callable[[], int] | None:
     return getcpu  # type: ignore[no-any-return]
 
 
-_reader: list[Callable[[], int] | None] = [_cpu_reader()]
+_UNREAD: Any = object()
+#: ``sched_getcpu``, ``None`` (no pinning), or not looked up yet (``ctypes`` loads on first use).
+_reader: list[Callable[[], int] | None] = [_UNREAD]
 
 
 def current_cpu() -> int:
     """The CPU this thread runs on, or -1 when workers are not pinned."""
     read = _reader[0]
+    if read is _UNREAD:
+        read = _reader[0] = _cpu_reader()
     return _NO_CPU if read is None else read()
 
 
 def allowed(thread_id: int) -> frozenset[int] | None:
     """The CPUs the thread may run on now (to give back on :func:`unpin`); ``None``: not pinned."""
-    if _reader[0] is None or not thread_id:
+    if not thread_id or current_cpu() < 0:
         return None
     try:
         return frozenset(os.sched_getaffinity(thread_id))
