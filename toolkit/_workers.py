@@ -115,6 +115,7 @@ class _Worker:
                     job.notify()
             else:
                 job.done.release()
+            del job  # an idle worker keeps no result, arguments or context alive
 
 
 _guard = threading.Lock()
