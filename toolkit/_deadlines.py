@@ -86,9 +86,9 @@ async def within(timeout: float, awaitable: Awaitable[T]) -> T:
     Must run in an asyncio task (the caller checks); the awaitable is cancelled at the
     deadline like under ``asyncio.timeout``.
     """
-    loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     assert task is not None
+    loop = task.get_loop()
     deadlines = _last[0]
     if deadlines is None or deadlines.loop is not loop:  # another loop than the last call's
         deadlines = _loops.get(loop)
@@ -100,8 +100,8 @@ async def within(timeout: float, awaitable: Awaitable[T]) -> T:
     try:
         result = await awaitable
     except BaseException as exc:
-        if not call.expired:
-            deadlines.calls.pop(call, None)
+        if not call.expired:  # only the timer removes a call, and it marks it expired
+            del deadlines.calls[call]
             raise
         if task.uncancel() <= call.cancelling and isinstance(exc, asyncio.CancelledError):
             raise Expired from None  # our cancellation, and no one else's since
@@ -109,5 +109,5 @@ async def within(timeout: float, awaitable: Awaitable[T]) -> T:
     if call.expired:  # it returned anyway: take our cancellation back, as asyncio.timeout does
         task.uncancel()
     else:
-        deadlines.calls.pop(call, None)
+        del deadlines.calls[call]
     return result
