@@ -4,7 +4,9 @@ Run: ``.venv/bin/python bench/bench_mcp_server.py [--quick]`` (about 1.5 minutes
 is a smoke run whose figures mean little).
 
 * sequential ``tools/call`` per second over stdio, over streamable HTTP (stateless) and
-  in-process (no transport), with ``mcp.Client`` in both protocol generations;
+  in-process (no transport), with ``mcp.Client`` in both protocol generations; the in-process
+  calls are measured again while ``--load N`` processes (default 1) each keep a CPU busy, and
+  every table title states the load average it was measured under;
 * ``tools/list`` of a 1000-tool registry (1000 distinct functions, so both sides build 1000
   schemas): build time, build plus the first listing (our schemas are built lazily, so that is
   the fair figure), listing time and bytes.
@@ -57,6 +59,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from adapters.mcp_server import build_server, http_app, run_stdio  # noqa: E402
+from bench._load import busy, machine  # noqa: E402
 from toolkit import ToolRegistry, mcp_tool  # noqa: E402
 
 MODES = ("auto", "legacy")
@@ -379,8 +382,8 @@ def listing_table(title: str, rows: list[tuple[str, float, float, str]]) -> Tabl
     return table
 
 
-async def run(settings: Settings, console: Console) -> None:
-    """Measure and print every table."""
+async def run(settings: Settings, console: Console, load: int = 0) -> None:
+    """Measure and print every table (the in-process one again under ``load`` busy processes)."""
     started = time.perf_counter()
     head = f"{settings.rounds} alternating rounds; cells are medians (min-max)"
     console.print(
@@ -394,11 +397,21 @@ async def run(settings: Settings, console: Console) -> None:
     console.print(
         calls_table(
             f"in-process calls, no transport ({settings.calls} per round; {head}; "
-            "sync tools run in a worker thread in both)",
+            f"sync tools run in a worker thread in both; as found: {machine()})",
             await in_process(settings),
             "process CPU",
         )
     )
+    if load:
+        with busy(load) as label:
+            rows = await in_process(settings)
+            console.print(
+                calls_table(
+                    f"the same in-process calls under load: {label} ({machine()})",
+                    rows,
+                    "process CPU",
+                )
+            )
     console.print(
         listing_table(
             f"tools/list of {settings.list_tools} tools (in-process, handshake client)",
@@ -434,11 +447,19 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a few calls only (smoke run)")
-    quick = parser.parse_args(args).quick
+    parser.add_argument(
+        "--load",
+        type=int,
+        default=None,
+        help="busy processes for the in-process calls measured again (default: 1; 0 with --quick)",
+    )
+    parsed = parser.parse_args(args)
+    quick = parsed.quick
+    load = parsed.load if parsed.load is not None else (0 if quick else 1)
     console = Console(width=160)
     if quick:
         console.print("--quick: figures are indicative only")
-    anyio.run(run, QUICK if quick else FULL, console)
+    anyio.run(run, QUICK if quick else FULL, console, load)
     return 0
 
 

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import anyio
 
+from toolkit._deadlines import Expired, within
 from toolkit._sync import run_sync
 from toolkit._workers import run_blocking
 from toolkit.context import ToolContext
@@ -65,15 +66,11 @@ class _Async:
     ) -> ToolResult:
         if timeout is None:
             return await tool.call(args, ctx)
-        if _on_asyncio():  # asyncio's own timeout costs a third less than a cancel scope
-            limit = asyncio.timeout(timeout)
+        if _on_asyncio():  # one timer per loop, not one per call (see toolkit._deadlines)
             try:
-                async with limit:
-                    return await tool.call(args, ctx)
-            except TimeoutError:
-                if limit.expired():
-                    raise timed_out(timeout) from None
-                raise  # the tool's own TimeoutError
+                return await within(timeout, tool.call(args, ctx))
+            except Expired:
+                raise timed_out(timeout) from None
         with anyio.move_on_after(timeout) as scope:
             result = await tool.call(args, ctx)
         if not scope.cancelled_caught:

@@ -28,7 +28,6 @@ Rules the path keeps:
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import logging
 import os
@@ -170,9 +169,15 @@ class Invoker:
             tool = self._lookup(name)
             args = self._parse(arguments)
             args = self._validate(tool, args)
-            request = CallRequest(tool.name, args, tool.spec, ctx)
-            verdict = (options.policy or self.policy)(request)
+            policy = options.policy or self.policy
+            verdict: Any
+            if policy is default_policy:  # its answer without building a request to ask it
+                request, verdict = None, "ask" if tool.spec.needs_approval else "allow"
+            else:
+                request = CallRequest(tool.name, args, tool.spec, ctx)
+                verdict = policy(request)
             if verdict != "allow":  # "deny", "ask", or an async policy's awaitable
+                request = request or CallRequest(tool.name, args, tool.spec, ctx)
                 asked = time.perf_counter()
                 try:
                     decision, args = await self._decide(tool, request, verdict, options, wait)
@@ -445,6 +450,4 @@ def _denied(why: str, then: str = "tell the user it was refused.") -> ToolError:
 
 
 def _context(context: ToolContext | None, name: str, ref: str) -> ToolContext:
-    if context is None:
-        return ToolContext(tool=name, call_id=ref)
-    return dataclasses.replace(context, tool=name, call_id=context.call_id or ref)
+    return ToolContext(tool=name, call_id=ref) if context is None else context.for_call(name, ref)

@@ -82,6 +82,10 @@ def merge_options(
     base = options or DEFAULT_OPTIONS
     if not propagate and context is None and call_id is None and policy is None and not approver:
         return base
+    if base is DEFAULT_OPTIONS:  # the usual case: one constructor call, not a replace()
+        return CallOptions(
+            context=context, call_id=call_id, policy=policy, approver=approver, propagate=propagate
+        )
     changes: dict[str, Any] = {}
     if context is not None:
         changes["context"] = context

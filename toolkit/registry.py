@@ -463,6 +463,8 @@ class ToolRegistry(Searchable):
 
     def _on_record(self, record: CallRecord) -> None:
         self.records.append(record)
+        if not self._subscribers:
+            return
         for callback in list(self._subscribers):
             try:
                 callback(record)

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -94,31 +93,42 @@ _handler = _RelayHandler()
 _handler.setFormatter(logging.Formatter("%(message)s"))
 
 
+_toolkit_logger = logging.getLogger("toolkit")
+
+
 def relay_info_records() -> None:
     """Let INFO records of ``toolkit`` loggers exist, so the relay can send them; only where
     the application set no level (a serving process started by ``toolkit serve``)."""
-    logger = logging.getLogger("toolkit")
-    if logger.level == logging.NOTSET:
-        logger.setLevel(logging.INFO)
+    if _toolkit_logger.level == logging.NOTSET:
+        _toolkit_logger.setLevel(logging.INFO)
 
 
-def _install() -> None:
-    logger = logging.getLogger("toolkit")
-    if _handler not in logger.handlers:
-        logger.addHandler(_handler)
+def relaying_logs(channel: ClientChannel) -> _Relaying:
+    """Send ``toolkit`` log records made inside the ``async with`` block to ``channel``; on
+    leaving, wait (bounded) until they are sent, so they reach the client before the result."""
+    return _Relaying(channel)
 
 
-@asynccontextmanager
-async def relaying_logs(channel: ClientChannel) -> AsyncIterator[None]:
-    """Send ``toolkit`` log records made inside the block to ``channel``; on leaving, wait
-    (bounded) until they are sent, so they reach the client before the call's result."""
-    _install()
-    relay = _Relay(channel, asyncio.get_running_loop())
-    token = _current.set(relay)
-    try:
-        yield
-    finally:
-        _current.reset(token)
-        with anyio.move_on_after(_FLUSH_SECONDS, shield=True):
-            while relay.pending:
-                await asyncio.wait(set(relay.pending))
+class _Relaying:
+    """The block of :func:`relaying_logs`: a class, not an ``@asynccontextmanager`` generator,
+    since it runs around every ``tools/call`` and a generator costs several times more to enter
+    and leave; a call that logged nothing leaves without waiting for anything.
+    """
+
+    __slots__ = ("_relay", "_token")
+
+    def __init__(self, channel: ClientChannel) -> None:
+        self._relay = _Relay(channel, asyncio.get_running_loop())
+
+    async def __aenter__(self) -> None:
+        if _handler not in _toolkit_logger.handlers:
+            _toolkit_logger.addHandler(_handler)
+        self._token = _current.set(self._relay)
+
+    async def __aexit__(self, *exc: object) -> None:
+        _current.reset(self._token)
+        relay = self._relay
+        if relay.pending:
+            with anyio.move_on_after(_FLUSH_SECONDS, shield=True):
+                while relay.pending:
+                    await asyncio.wait(set(relay.pending))

@@ -13,6 +13,7 @@ follow.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Mapping
@@ -59,7 +60,7 @@ class Rounds:
     @classmethod
     def of(cls, protocol: str | None, params: mcp_types.CallToolRequestParams) -> Rounds | None:
         """The rounds of a 2026-07-28 call; ``None`` for older clients (they are asked mid-call)."""
-        if protocol is None or not is_version_at_least(protocol, "2026-07-28"):
+        if protocol is None or not _asks_in_rounds(protocol):
             return None
         answers: dict[str, Any] = {}
         if params.request_state:
@@ -106,3 +107,9 @@ def state_boundary(name: str) -> RequestStateBoundary:
     key = os.environ.get(STATE_KEY_ENV)
     security = RequestStateSecurity(keys=[key]) if key else RequestStateSecurity.ephemeral()
     return RequestStateBoundary(security, default_audience=name)
+
+
+@functools.lru_cache(maxsize=64)
+def _asks_in_rounds(protocol: str) -> bool:
+    """Whether a client of ``protocol`` answers questions in rounds (read once per version)."""
+    return is_version_at_least(protocol, "2026-07-28")

@@ -204,7 +204,9 @@ class RegistryServer(Server[Any]):
         channel = SessionChannel(
             ctx, self._log_levels, scrub=self.registry.processor.scrub, rounds=rounds
         )
-        values = {**_caller_values(ctx), **self._caller(ctx)}
+        values = _caller_values(ctx)
+        if self.callers is not None:
+            values.update(self._caller(ctx))
         context = ToolContext(
             call_id=call_id,
             values=values,

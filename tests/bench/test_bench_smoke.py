@@ -35,6 +35,7 @@ ROWS = {
         "await call of a sync tool (worker thread)",
         "µs CPU",
         "langchain",
+        "as found (load",
     ),
     "bench_search.py": (
         "recall@k on",

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adapters.cli._mcp import mcp_app
 from langchain_core.messages import AIMessage, HumanMessage
 from typer.testing import CliRunner
 
+from adapters.cli._mcp import mcp_app
 from adapters.langchain import prompt_messages, resource_documents
 from adapters.mcp_client import McpClientPool
 from toolkit import ToolError
