@@ -1,9 +1,14 @@
-"""Shared fixtures: the anyio backend, a clean example store for every test, and PostgreSQL."""
+"""Shared fixtures: the anyio backend, a clean example store for every test, and PostgreSQL.
+
+Also how ``pytest -n N --dist loadgroup`` (``make test``) groups tests: see
+tests/support/xdist_scheduling.py.
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -45,3 +50,13 @@ def postgres() -> Iterator[PostgresCluster]:
 def postgres_url(postgres: PostgresCluster) -> str:
     """The URL of a new, empty database on the session's cluster (password included)."""
     return postgres.create_database()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """With ``--dist loadgroup``: a file's tests stay together, and so does each marked group."""
+    if config.getoption("dist") != "loadgroup":
+        return None
+    from tests.support.xdist_scheduling import FileOrGroupScheduling
+
+    return FileOrGroupScheduling(config, log)
