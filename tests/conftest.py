@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.support.postgres import PostgresCluster, PostgresUnavailable, start_cluster
+from tests.support.xdist_scheduling import make_scheduler, mark_alone_tests
 
 
 @pytest.fixture
@@ -52,11 +53,15 @@ def postgres_url(postgres: PostgresCluster) -> str:
     return postgres.create_database()
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each ``xdist_alone`` test becomes a group of its own, before xdist reads the groups."""
+    mark_alone_tests(items)
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """With ``--dist loadgroup``: a file's tests stay together, and so does each marked group."""
     if config.getoption("dist") != "loadgroup":
         return None
-    from tests.support.xdist_scheduling import FileOrGroupScheduling
-
-    return FileOrGroupScheduling(config, log)
+    return make_scheduler(config, log)
