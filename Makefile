@@ -4,9 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 SRC := toolkit adapters examples tests bench
-# pytest-xdist workers for `make test`. The tests mostly wait (subprocesses starting, servers on
-# loopback), so more workers than cores pay off; 4 measured best on 2 cores (docs/testing.md).
-# A file's tests stay on one worker (tests/support/xdist_scheduling.py). TEST_WORKERS=0: serial.
+# pytest-xdist workers for `make test` (TEST_WORKERS=0 runs serially). A file's tests stay on one
+# worker; see tests/support/xdist_scheduling.py. Each worker costs a start-up (imports, collection).
 TEST_WORKERS ?= 4
 PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadgroup
 
