@@ -5,8 +5,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 SRC := toolkit adapters examples tests bench
 # pytest-xdist workers for `make test` (TEST_WORKERS=0 runs serially). A file's tests stay on one
-# worker; see tests/support/xdist_scheduling.py. Each worker costs a start-up (imports, collection).
-TEST_WORKERS ?= 4
+# worker; see tests/support/xdist_scheduling.py. Each worker costs a start-up (imports, collection)
+# and the tests' subprocesses need CPU: on a 2-core machine 2 workers beat 3 and 4 (measured).
+TEST_WORKERS ?= 2
 PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadgroup
 
 .PHONY: help install peers lint test demo bench clean conformance
