@@ -11,7 +11,7 @@ per worker that ran a test of its module. Here:
   nothing, such as one notebook or one benchmark run each: a file of them then spreads over
   every worker instead of keeping one busy to the end).
 
-Marked units go out first and then files, the largest first, so the long ones do not start last.
+Marked units go out first and then files, each the largest first, so long ones do not start last.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ _ALONE = "xdist-alone-"
 
 def mark_alone_tests(items: list[pytest.Item]) -> None:
     """Give each test marked ``xdist_alone`` a group of its own (run before xdist reads groups)."""
+    if not items or not items[0].config.pluginmanager.hasplugin("xdist"):
+        return
     for index, item in enumerate(items):
         if item.get_closest_marker("xdist_alone") is not None:
             item.add_marker(pytest.mark.xdist_group(f"{_ALONE}{index}"))
@@ -60,7 +62,7 @@ def make_scheduler(config: pytest.Config, log: Any) -> Any:
             super().schedule()
 
         def _ordered(self, ids: list[str]) -> list[str]:
-            """Grouped units first, then files by number of tests, largest first; stable."""
+            """Grouped units first, then files; each by number of tests, largest first; stable."""
             sizes: dict[str, int] = {}
             for nodeid in ids:
                 scope = self._split_scope(nodeid)
