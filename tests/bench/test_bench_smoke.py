@@ -75,6 +75,7 @@ ROWS = {
 }
 
 
+@pytest.mark.xdist_alone  # each run is long and shares nothing: one worker each
 @pytest.mark.parametrize("script", sorted(ROWS))
 def test_quick_run_prints_every_row(script: str) -> None:
     done = subprocess.run(

@@ -81,6 +81,7 @@ def test_every_block_names_a_language_the_tests_know() -> None:
     assert strays == []
 
 
+@pytest.mark.xdist_alone  # a subprocess each: the programs spread over the workers
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.name)
 def test_python_program_runs_and_prints_what_it_shows(program: Program, tmp_path: Path) -> None:
     _run(program, tmp_path)

@@ -22,6 +22,7 @@ def test_the_course_is_complete() -> None:
     assert len(NOTEBOOKS) >= 1
 
 
+@pytest.mark.xdist_alone  # a kernel each: the notebooks spread over the workers
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)

@@ -26,8 +26,9 @@ ROOT = Path(__file__).resolve().parents[3]
 CONFIG = {"thread_id": "t1"}
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def remote() -> Iterator[tuple[McpClientPool, ToolRegistry]]:
+    """One server for the module: each test builds its own agent and finishes its own run."""
     server = {
         "command": sys.executable,
         "args": ["-m", "adapters.mcp_server", "tests.support.asking_server:registry"],
