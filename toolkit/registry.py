@@ -463,13 +463,12 @@ class ToolRegistry(Searchable):
 
     def _on_record(self, record: CallRecord) -> None:
         self.records.append(record)
-        if not self._subscribers:
-            return
-        for callback in list(self._subscribers):
-            try:
-                callback(record)
-            except Exception:
-                log.exception("call-record subscriber %r failed", callback)
+        if self._subscribers:  # most registries have none: no copy, no loop
+            for callback in list(self._subscribers):
+                try:
+                    callback(record)
+                except Exception:
+                    log.exception("call-record subscriber %r failed", callback)
         if self.telemetry:
             _auto_telemetry.emit(self, record)
 

@@ -13,7 +13,8 @@ from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-OURS = {"toolkit", "adapters", "examples", "tests"}
+# The project's own packages: bench/search_eval is the tool catalog notebook 09 searches.
+OURS = {"toolkit", "adapters", "examples", "tests", "search_eval"}
 
 
 def _imported(path: Path) -> set[str]:
