@@ -18,6 +18,7 @@ change a wrapper applies what still fits and logs the rest.
 from __future__ import annotations
 
 import logging
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -90,7 +91,7 @@ class Toolset(Protocol):
     ) -> None: ...
 
 
-class BaseToolset:
+class BaseToolset(ABC):
     """Defaults for a :class:`Toolset`: nothing to open or close, listeners, wrapper methods.
 
     A subclass implements :meth:`get_tools`, calls :meth:`_notify` when its list changes, and
@@ -100,9 +101,9 @@ class BaseToolset:
     def __init__(self) -> None:
         self._change_listeners: list[ToolsChanged] = []
 
+    @abstractmethod
     async def get_tools(self) -> list[Tool]:
         """The source's tools (a subclass implements it)."""
-        raise NotImplementedError
 
     def on_change(self, callback: ToolsChanged) -> Callable[[], None]:
         """Call ``callback`` with the new list whenever it changes; returns an unsubscribe."""
@@ -123,10 +124,10 @@ class BaseToolset:
             self._change_listeners = []
         return self._change_listeners
 
-    async def aclose(self) -> None:
+    async def aclose(self) -> None:  # noqa: B027 - a hook with a default, not abstract
         """Nothing to release by default."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - a hook with a default, not abstract
         """Nothing to release by default."""
 
     async def __aenter__(self) -> Self:
@@ -201,8 +202,10 @@ class WrapperToolset(BaseToolset):
 
         return self.inner.on_change(changed)
 
+    @abstractmethod
     def _apply(self, tools: list[Tool], *, strict: bool) -> list[Tool]:
-        raise NotImplementedError
+        """The inner toolset's ``tools`` as this wrapper shows them (``strict``: at listing,
+        a mistake raises; on a change, the old tools are kept)."""
 
     async def aclose(self) -> None:
         """Close the inner toolset."""

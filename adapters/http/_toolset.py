@@ -7,7 +7,6 @@ import json
 from collections.abc import Mapping
 from html import escape
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import httpx
@@ -221,28 +220,6 @@ class HttpToolset(BaseToolset):
         from toolkit import run_sync
 
         run_sync(self.aclose)
-
-    def __enter__(self) -> HttpToolset:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    async def __aenter__(self) -> HttpToolset:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     def _repr_html_(self) -> str:
         return html_safe("HTTP toolset", self._tools_html)
