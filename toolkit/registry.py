@@ -102,6 +102,12 @@ class ToolRegistry(Searchable):
         """The exception processor of every call."""
         return self.invoker.processor
 
+    @property
+    def approver(self) -> Approver | None:
+        """The registry's own approver (``None``: it has none, so ``"ask"`` denies unless a
+        call's options bring one). Sinks read it to decide whether to ask their own user."""
+        return self.invoker.approver
+
     def output_enforced(self, spec: ToolSpec) -> bool:
         """Whether every successful result matches the output schema (strict output, the tool's
         or else the registry's): only then may a server publish it as a promise."""

@@ -112,7 +112,7 @@ def call_command(
     approver = TerminalApprover(yes)
     # An approver the application configured on its registry decides; the terminal asks only
     # when there is none (or --yes overrides it).
-    own = registry.invoker.approver
+    own = registry.approver
     use = approver if yes or own is None else None
     tracebacks = _Tracebacks()
     calls_log = logging.getLogger("toolkit.calls")

@@ -231,7 +231,7 @@ class RegistryServer(Server[Any]):
             progress=ctx.session.report_progress,
             client=channel,
         )
-        own = self._scoped.approver is not None or self.registry.invoker.approver is not None
+        own = self._scoped.approver is not None or self.registry.approver is not None
         try:
             # The call log names the authenticated caller, not only the peer address.
             async with relaying_logs(channel):

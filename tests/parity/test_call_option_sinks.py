@@ -145,3 +145,14 @@ async def test_build_server_merges_the_options_with_its_own(registry: ToolRegist
         approved = await client.call_tool("wipe", {"scope": "tmp"})
         refused = await client.call_tool("wipe", {"scope": "all"})
     assert not approved.is_error and refused.is_error
+
+
+def test_the_registrys_approver_is_public_and_read_only() -> None:
+    def approver(request: CallRequest) -> Approval:
+        return Approval(True)
+
+    assert ToolRegistry().approver is None
+    registry = ToolRegistry(approver=approver)
+    assert registry.approver is approver
+    with pytest.raises(AttributeError):
+        registry.approver = None  # type: ignore[misc]
