@@ -8,6 +8,7 @@ unchanged, so adding an option touches this definition and the step that reads i
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -76,12 +77,16 @@ def merge_options(
 ) -> CallOptions:
     """``options`` with the keyword spellings of the same options applied on top.
 
-    The entry points keep accepting ``context=``, ``call_id=``, ``policy=``, ``approver=`` and
-    ``propagate=`` as keywords; a keyword that is given wins over the field of ``options``.
+    The entry points take ``context=`` and ``call_id=`` as keywords; ``policy=``,
+    ``approver=`` and ``propagate=`` are deprecated shorthands for the fields of
+    :class:`CallOptions` (they still work for one release, with a ``DeprecationWarning``). A
+    keyword that is given wins over the field of ``options``.
     """
     base = options or DEFAULT_OPTIONS
     if not propagate and context is None and call_id is None and policy is None and not approver:
         return base
+    if propagate or policy is not None or approver is not None:
+        _warn_shorthands(policy=policy, approver=approver, propagate=propagate)
     if base is DEFAULT_OPTIONS:  # the usual case: one constructor call, not a replace()
         return CallOptions(
             context=context, call_id=call_id, policy=policy, approver=approver, propagate=propagate
@@ -98,3 +103,15 @@ def merge_options(
     if propagate:
         changes["propagate"] = propagate
     return dataclasses.replace(base, **changes)
+
+
+def _warn_shorthands(**given: Any) -> None:
+    """One ``DeprecationWarning`` naming the ``CallOptions`` field for each shorthand given."""
+    used = [name for name, value in given.items() if value is not None and value != ()]
+    fields = ", ".join(f"{name}=..." for name in used)
+    warnings.warn(
+        f"The keyword(s) {', '.join(used)} of call/call_sync/call_many are deprecated and go "
+        f"in the next release: pass options=CallOptions({fields}) instead.",
+        DeprecationWarning,
+        stacklevel=4,  # _warn_shorthands -> merge_options -> registry method -> caller
+    )

@@ -102,6 +102,12 @@ class ToolRegistry(Searchable):
         """The exception processor of every call."""
         return self.invoker.processor
 
+    @property
+    def approver(self) -> Approver | None:
+        """The registry's own approver (``None``: it has none, so ``"ask"`` denies unless a
+        call's options bring one). Sinks read it to decide whether to ask their own user."""
+        return self.invoker.approver
+
     def output_enforced(self, spec: ToolSpec) -> bool:
         """Whether every successful result matches the output schema (strict output, the tool's
         or else the registry's): only then may a server publish it as a promise."""
@@ -351,12 +357,12 @@ class ToolRegistry(Searchable):
             name: Tool name.
             arguments: A dict, or a JSON object as a string.
             context: Caller data the model cannot see or set.
-            options: Every per-call option in one value (see :class:`CallOptions`); the
-                keywords below are shorthands for its fields and win over it.
+            options: Every per-call option in one value (see :class:`CallOptions`): policy,
+                approver, propagate, timeout, on_record, hide_denied.
             call_id: The model's tool-call id (default: a fresh correlation id).
-            approver: Answers ``"ask"`` for this call (default: the registry's).
-            policy: Decides for this call (default: the registry's).
-            propagate: Exception types that always propagate (e.g. a framework's interrupt).
+            approver: Deprecated: use ``options=CallOptions(approver=...)``.
+            policy: Deprecated: use ``options=CallOptions(policy=...)``.
+            propagate: Deprecated: use ``options=CallOptions(propagate=...)``.
 
         Returns:
             The result; ``is_error`` and ``error.code`` tell a failure.
@@ -416,9 +422,9 @@ class ToolRegistry(Searchable):
             calls: ``(name, arguments)`` or ``(name, arguments, call_id)`` tuples.
             context: Shared caller data (each call gets its own copy).
             options: As in :meth:`call` (a ``call_id`` in a tuple wins over the options').
-            approver: As in :meth:`call`.
-            policy: As in :meth:`call`.
-            propagate: As in :meth:`call`.
+            approver: Deprecated: use ``options=CallOptions(approver=...)``.
+            policy: Deprecated: use ``options=CallOptions(policy=...)``.
+            propagate: Deprecated: use ``options=CallOptions(propagate=...)``.
             limit: At most this many at once (default: all).
 
         Returns:

@@ -12,7 +12,7 @@ import typer
 
 from adapters.cli._approval import TerminalApprover
 from adapters.cli._render import console, count, err_console, result_panel, spec_table
-from toolkit import RegistrationError, ToolRegistry, ToolSpec
+from toolkit import CallOptions, RegistrationError, ToolRegistry, ToolSpec
 from toolkit.loader import load_registry
 
 _TARGET_HELP = (
@@ -112,13 +112,13 @@ def call_command(
     approver = TerminalApprover(yes)
     # An approver the application configured on its registry decides; the terminal asks only
     # when there is none (or --yes overrides it).
-    own = registry.invoker.approver
+    own = registry.approver
     use = approver if yes or own is None else None
     tracebacks = _Tracebacks()
     calls_log = logging.getLogger("toolkit.calls")
     calls_log.addHandler(tracebacks)
     try:
-        result = registry.call_sync(tool, arguments, approver=use)
+        result = registry.call_sync(tool, arguments, options=CallOptions(approver=use))
     finally:
         calls_log.removeHandler(tracebacks)
     if approver.refused:

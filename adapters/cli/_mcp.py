@@ -16,7 +16,7 @@ from rich.table import Table
 
 from adapters.cli._mcp_catalog import add_catalog_commands
 from adapters.mcp_client import McpClientPool, McpConfigError, token_path
-from toolkit import Approval, CallRequest, ToolRegistry, ToolResult
+from toolkit import Approval, CallOptions, CallRequest, ToolRegistry, ToolResult
 from toolkit.errors import ToolError
 from toolkit.interaction import Elicitation
 from toolkit.result import AudioContent, Content, ImageContent, ResourceContent
@@ -123,7 +123,7 @@ def call(
         # Through a registry, like every call: validation, policy, messages and records.
         registry = ToolRegistry()
         await pool.register_into(registry, [server], prefix="")
-        return await registry.call(tool, parsed, approver=approve)
+        return await registry.call(tool, parsed, options=CallOptions(approver=approve))
 
     result = _run(config, work)
     if approver.refused:

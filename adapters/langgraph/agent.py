@@ -46,6 +46,7 @@ from adapters.langgraph._node import Node
 from adapters.langgraph.execution import ToolExecutor, ToolTask
 from adapters.langgraph.state import AgentState, usage_of
 from adapters.langgraph.tool_search import ToolSearch, search_registry
+from toolkit.options import CallOptions
 from toolkit.policy import Policy
 from toolkit.registry import ToolRegistry
 from toolkit.tool import Tool
@@ -276,11 +277,14 @@ def _graph(
     checkpointer: Checkpointer,
     name: str,
     tool_search: int | ToolSearch | None = None,
+    options: CallOptions | None = None,
 ) -> _Graph:
     registry = as_registry(tools)
     search = ToolSearch.of(tool_search)
     extra = search_registry(registry, search) if search is not None else None
-    executor = ToolExecutor(registry, context_keys=context_keys, policy=policy, extra=extra)
+    executor = ToolExecutor(
+        registry, context_keys=context_keys, policy=policy, extra=extra, options=options
+    )
     turns = _Turns(
         model,
         registry,
@@ -314,6 +318,7 @@ def build_agent(
     context_keys: ContextKeys | None = None,
     name: str = "agent",
     tool_search: int | ToolSearch | None = None,
+    options: CallOptions | None = None,
 ) -> _Graph:
     """Level 3: an autonomous agent — the model and the tools in a loop.
 
@@ -345,6 +350,9 @@ def build_agent(
             (whose finds are offered from the next step on). An int is ``k``; a
             :class:`ToolSearch` sets more. A call to a tool not offered still runs through
             the registry. See ``docs/search.md``.
+        options: :class:`~toolkit.CallOptions` for every tool call (a timeout, an
+            ``on_record`` hook, a policy...); ``policy`` above wins over its policy, and inside
+            the graph ``"ask"`` is always answered through ``interrupt()``.
 
     The tools offered to the model are the registry's at each model call: tools added or
     removed later (e.g. after a server's ``list_changed``) are seen on the next call, and an
@@ -368,6 +376,7 @@ def build_agent(
         checkpointer=checkpointer,
         name=name,
         tool_search=tool_search,
+        options=options,
     )
 
 
@@ -379,6 +388,7 @@ def single_turn_node(
     policy: Policy | None = None,
     context_keys: ContextKeys | None = None,
     name: str = "single_turn",
+    options: CallOptions | None = None,
 ) -> _Graph:
     """Level 2: one model turn that may call tools; their results are appended, no loop.
 
@@ -393,6 +403,9 @@ def single_turn_node(
         policy: Decides allow / deny / ask for each call (default: the registry's).
         context_keys: Caller values for ``ToolContext.values``.
         name: The node's name.
+        options: :class:`~toolkit.CallOptions` for every tool call (a timeout, an
+            ``on_record`` hook, a policy...); ``policy`` above wins over its policy, and inside
+            the graph ``"ask"`` is always answered through ``interrupt()``.
     """
     return _graph(
         model,
@@ -404,4 +417,5 @@ def single_turn_node(
         context_keys=context_keys,
         checkpointer=None,
         name=name,
+        options=options,
     )

@@ -28,6 +28,7 @@ def tool_node(
     output_key: str = "tool_result",
     policy: Policy | None = None,
     context_keys: ContextKeys | None = None,
+    options: CallOptions | None = None,
 ) -> Runnable[Any, dict[str, Any]]:
     """A node that calls ``tool_name`` with arguments rendered from the state.
 
@@ -44,6 +45,8 @@ def tool_node(
         output_key: The state key that receives the :class:`~toolkit.ToolResult`.
         policy: A policy for this call instead of the registry's.
         context_keys: Caller values for ``ToolContext.values``.
+        options: :class:`~toolkit.CallOptions` for the call (a timeout, an ``on_record``
+            hook...); ``policy`` above wins over its policy.
 
     Returns:
         A runnable to pass to ``StateGraph.add_node`` (sync and async).
@@ -61,7 +64,9 @@ def tool_node(
             context_keys=context_keys,
             tool=tool_name,
         )
-        return dict(args), call_options(config, context=context, call_id=None, policy=policy)
+        return dict(args), call_options(
+            config, context=context, call_id=None, policy=policy, base=options
+        )
 
     def run(state: Any, config: RunnableConfig) -> dict[str, Any]:
         args, options = prepare(state, config)

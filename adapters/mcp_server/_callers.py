@@ -28,6 +28,7 @@ from typing import Any
 import yaml
 
 from toolkit.context import ToolContext
+from toolkit.policy import Policy
 from toolkit.registry import ToolRegistry
 
 __all__ = ["Caller", "CallerMap", "load_callers", "visible_entries"]
@@ -126,9 +127,12 @@ def _expand(text: str, caller: str) -> str:
 
 
 async def visible_entries(
-    registry: ToolRegistry, entries: Sequence[dict[str, Any]], values: Mapping[str, Any]
+    registry: ToolRegistry,
+    entries: Sequence[dict[str, Any]],
+    values: Mapping[str, Any],
+    policy: Policy | None = None,
 ) -> list[dict[str, Any]]:
     """The ``tools/list`` entries of the tools this caller may see (the core's visibility rule,
-    :meth:`~toolkit.ToolRegistry.visible_names`)."""
-    visible = set(await registry.visible_names(ToolContext(values=values)))
+    :meth:`~toolkit.ToolRegistry.visible_names`, with ``policy`` or the registry's)."""
+    visible = set(await registry.visible_names(ToolContext(values=values), policy=policy))
     return [entry for entry in entries if entry["name"] in visible]

@@ -32,6 +32,7 @@ from adapters.mcp_server._server import build_server
 from adapters.mcp_server._sources import add_http_tools, serving_sources
 from toolkit.call_log import CALL_LOG_ENV, CallLog, caller_scope
 from toolkit.loader import load_registry
+from toolkit.options import CallOptions
 from toolkit.registry import ToolRegistry
 from toolkit.result import CallRecord
 
@@ -306,11 +307,14 @@ def _with_caller(app: ASGIApp, header: str | None) -> ASGIApp:
     return tagged
 
 
-def create_app(settings: AppSettings | None = None) -> ASGIApp:
+def create_app(
+    settings: AppSettings | None = None, *, options: CallOptions | None = None
+) -> ASGIApp:
     """The stateless streamable-HTTP app for the tools the environment names.
 
     Args:
         settings: Instead of reading ``TOOLKIT_*`` variables (see :class:`AppSettings`).
+        options: Per-call options for every ``tools/call`` (see :func:`build_server`).
 
     Raises:
         ValueError: The environment is incomplete or wrong (the message names the variable).
@@ -329,6 +333,7 @@ def create_app(settings: AppSettings | None = None) -> ASGIApp:
         allow_destructive=settings.allow_destructive,
         callers=load_callers(settings.callers) if settings.callers else None,
         tool_search=settings.tool_search,
+        options=options,
     )
     app = http_app(
         server,

@@ -78,6 +78,7 @@ class RegistryServer(Server[Any]):
         allow_destructive: Iterable[str] = (),
         callers: CallerMap | None = None,
         tool_search: SearchMode | None = None,
+        options: CallOptions | None = None,
     ) -> None:
         if page_size is not None and page_size < 1:
             raise ValueError(
@@ -92,8 +93,20 @@ class RegistryServer(Server[Any]):
         self._log_levels: dict[str, str] = {}
         self._approver = ElicitingApprover(allow_destructive)
         self.callers = callers
-        # With callers, each one hears only of the tools it may see (errors included).
-        self._scoped = CallOptions(hide_denied=callers is not None)
+        base = options or CallOptions()
+        # With callers, each one hears only of the tools it may see (errors included). A
+        # 2026-07-28 client's input request always propagates, to be answered by the client.
+        self._scoped = base.replace(
+            hide_denied=base.hide_denied or callers is not None,
+            propagate=(*base.propagate, InputRequired),
+        )
+        # The caller's approver decides when it gave one, then the registry's; else the
+        # client's user does (through elicitation).
+        self._asking = (
+            self._scoped
+            if base.approver is not None
+            else self._scoped.replace(approver=self._approver)
+        )
         self._search = tool_search
         super().__init__(
             name,
@@ -164,9 +177,14 @@ class RegistryServer(Server[Any]):
         values = {**_caller_values(ctx), **self._caller(ctx)}
         if self._search is not None:
             meta, used = self._search.listed(self.registry)
-            visible = [*meta, *await visible_entries(self.registry, used, values)]
+            visible = [
+                *meta,
+                *await visible_entries(self.registry, used, values, self._scoped.policy),
+            ]
         else:
-            visible = await visible_entries(self.registry, self.listing().entries, values)
+            visible = await visible_entries(
+                self.registry, self.listing().entries, values, self._scoped.policy
+            )
         return ToolListing.build(visible, self._page_size).page(cursor)
 
     def _caller(self, ctx: ServerRequestContext[Any]) -> dict[str, Any]:
@@ -197,7 +215,7 @@ class RegistryServer(Server[Any]):
                 found = await anyio.to_thread.run_sync(search.search, self.registry, arguments)
                 if self.callers is not None:
                     values = {**_caller_values(ctx), **self._caller(ctx)}
-                    found = await visible_entries(self.registry, found, values)
+                    found = await visible_entries(self.registry, found, values, self._scoped.policy)
                 return search.result(found, str(arguments["query"]))
             name, arguments = search.unwrap(arguments)
         rounds = Rounds.of(ctx.protocol_version, params)
@@ -213,8 +231,7 @@ class RegistryServer(Server[Any]):
             progress=ctx.session.report_progress,
             client=channel,
         )
-        # The registry's own approver decides when it has one; else the client's user does.
-        approver = None if self.registry.invoker.approver is not None else self._approver
+        own = self._scoped.approver is not None or self.registry.approver is not None
         try:
             # The call log names the authenticated caller, not only the peer address.
             async with relaying_logs(channel):
@@ -223,10 +240,8 @@ class RegistryServer(Server[Any]):
                         name,
                         arguments,
                         context,
-                        options=self._scoped,
+                        options=self._scoped if own else self._asking,
                         call_id=call_id,
-                        approver=approver,
-                        propagate=(InputRequired,),
                     )
         except InputRequired as needed:  # a 2026-07-28 client answers, then calls again
             return needed.result()
@@ -274,6 +289,7 @@ def build_server(
     allow_destructive: Iterable[str] = (),
     callers: CallerMap | None = None,
     tool_search: int | None = None,
+    options: CallOptions | None = None,
 ) -> RegistryServer:
     """Serve ``registry`` over MCP: its specs on ``tools/list``, its invoker on ``tools/call``.
 
@@ -299,6 +315,10 @@ def build_server(
         tool_search: For big registries: ``tools/list`` holds a ``search_tools`` tool, a
             ``call_tool`` tool and the ``tool_search`` tools called most so far (0: none);
             every tool can still be called by name. ``None`` (default): list every tool.
+        options: Per-call options for every ``tools/call`` (a policy, a timeout, an
+            ``on_record``...). The server adds its own: ``InputRequired`` always propagates,
+            ``hide_denied`` with ``callers``, and the client's user approves when neither
+            these options nor the registry have an approver.
 
     Returns:
         A low-level ``mcp.server.Server`` subclass ready for any SDK transport.
@@ -315,4 +335,5 @@ def build_server(
         allow_destructive=allow_destructive,
         callers=callers,
         tool_search=None if tool_search is None else SearchMode(top=tool_search),
+        options=options,
     )

@@ -10,6 +10,7 @@ import pytest
 from tests.toolkit import tools_for_tests as t
 from toolkit import (
     Approval,
+    CallOptions,
     ErrorCode,
     ExceptionProcessor,
     ToolContext,
@@ -265,21 +266,27 @@ def test_policy_deny_ask_and_approvals(registry: ToolRegistry) -> None:
     assert no_approver.code is ErrorCode.DENIED and "approval" in no_approver.content
     assert no_approver.record is not None and no_approver.record.decision == "deny"
 
-    approved = registry.call_sync("wipe", {"scope": "all"}, approver=lambda req: Approval(True))
+    approved = registry.call_sync(
+        "wipe", {"scope": "all"}, options=CallOptions(approver=lambda req: Approval(True))
+    )
     assert approved.content == "wiped all" and approved.record.decision == "approved"
 
     edited = registry.call_sync(
-        "wipe", {"scope": "all"}, approver=lambda req: Approval(True, arguments={"scope": "tmp"})
+        "wipe",
+        {"scope": "all"},
+        options=CallOptions(approver=lambda req: Approval(True, arguments={"scope": "tmp"})),
     )
     assert edited.content == "wiped tmp" and edited.record.decision == "edited"
 
     rejected = registry.call_sync(
-        "wipe", {"scope": "all"}, approver=lambda req: Approval(False, reason="too risky")
+        "wipe",
+        {"scope": "all"},
+        options=CallOptions(approver=lambda req: Approval(False, reason="too risky")),
     )
     assert rejected.code is ErrorCode.DENIED and "Reason: too risky. Do not" in rejected.content
     assert rejected.record.decision == "rejected"
 
-    deny_all = registry.call_sync("add", {"a": 1}, policy=lambda req: "deny")
+    deny_all = registry.call_sync("add", {"a": 1}, options=CallOptions(policy=lambda req: "deny"))
     assert deny_all.code is ErrorCode.DENIED and "policy" in deny_all.content
 
 
@@ -355,11 +362,11 @@ def test_waiting_for_approval_is_not_the_calls_duration() -> None:
 
     reg = ToolRegistry(policy=lambda request: "ask")
     reg.register(nap)
-    approved = reg.call_sync("nap", approver=slow_question)
+    approved = reg.call_sync("nap", options=CallOptions(approver=slow_question))
     assert approved.content == "done" and approved.record is not None
     assert approved.record.decision == "approved"
     # The tool's own 0.2 s is there; the 1.5 s of the question is not.
     assert 200 <= approved.record.duration_ms < 1500
-    rejected = reg.call_sync("nap", approver=refuse)
+    rejected = reg.call_sync("nap", options=CallOptions(approver=refuse))
     assert rejected.code is ErrorCode.DENIED and rejected.record is not None
     assert rejected.record.duration_ms < 1500
