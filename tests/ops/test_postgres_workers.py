@@ -67,9 +67,11 @@ async def _calls(base: str, bins: list[str]) -> tuple[list[str], list[str]]:
             result = await client.call_tool("purge_bin", {"code": code})
             assert not result.is_error, result
             purged.append(_text(result))
-        # Until both workers answered (the kernel picks one per connection), 40 calls at most.
-        while len(answered) < 40 and len({*answered, *(p.split(" in ")[1] for p in purged)}) < 2:
+        # Until both workers answered (the kernel picks one per connection), 300 calls at most;
+        # a pause lets a worker that a busy machine left asleep reach accept() too.
+        while len(answered) < 300 and len({*answered, *(p.split(" in ")[1] for p in purged)}) < 2:
             answered.append(_text(await client.call_tool("where", {})))
+            await anyio.sleep(0.005 * (len(answered) // 20))
     return purged, answered
 
 
