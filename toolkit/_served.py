@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import anyio
 
@@ -24,6 +25,7 @@ __all__ = [
     "MAX_COMPLETIONS",
     "Completer",
     "Runner",
+    "ServedRegistry",
     "bound_decorated",
     "completions_from",
     "decorated",
@@ -190,3 +192,51 @@ def bound_decorated(obj: Any, definition: Callable[[Any], Any]) -> list[Callable
         if raw is not None and definition(raw) is not None:
             found.append(getattr(obj, name))
     return found
+
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class ServedRegistry(Generic[T]):
+    """What the resource and prompt registries share: items by key in registration order, the
+    exception processor their functions' failures go through, and change listeners.
+
+    A listener that raises is logged and never undoes the change nor stops the others.
+    """
+
+    def __init__(self, processor: ExceptionProcessor | None = None) -> None:
+        self.processor = processor or ExceptionProcessor()
+        self._items: dict[str, T] = {}
+        self._listeners: list[Callable[[], None]] = []
+
+    def _add(self, key: str, item: T, clash: Callable[[T], str]) -> T:
+        taken = self._items.get(key)
+        if taken is not None:
+            raise RegistrationError(clash(taken))
+        self._items[key] = item
+        self._changed()
+        return item
+
+    def _pop(self, key: str) -> T:
+        item = self._items.pop(key)
+        self._changed()
+        return item
+
+    def on_change(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback()`` when items are added or removed; returns the unsubscriber."""
+        self._listeners.append(callback)
+        return lambda: self._listeners.remove(callback)
+
+    def _changed(self) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener()
+            except Exception:
+                log.exception("change listener %r failed", listener)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(list(self._items.values()))

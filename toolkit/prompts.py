@@ -19,12 +19,12 @@ embedded resource), :class:`PromptMessage` objects, or a list of any of these.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Literal, TypeVar, overload
 
-from toolkit._served import Completer, Runner, bound_decorated, decorated
+from toolkit._served import Completer, Runner, ServedRegistry, bound_decorated, decorated
 from toolkit.context import ToolContext
 from toolkit.decorator import check_name, where
 from toolkit.errors import ErrorCode, RegistrationError, ToolError
@@ -238,17 +238,12 @@ def _messages(value: Any, name: str) -> list[PromptMessage]:
     return messages
 
 
-class PromptRegistry:
+class PromptRegistry(ServedRegistry[FunctionPrompt]):
     """The prompts of an application, by name.
 
     Args:
         processor: Words a failing function's exception (default: the default processor).
     """
-
-    def __init__(self, processor: ExceptionProcessor | None = None) -> None:
-        self.processor = processor or ExceptionProcessor()
-        self._prompts: dict[str, FunctionPrompt] = {}
-        self._listeners: list[Callable[[], None]] = []
 
     def register(self, fn: Callable[..., Any], *, name: str | None = None) -> FunctionPrompt:
         """Add a function as a prompt.
@@ -257,15 +252,14 @@ class PromptRegistry:
             RegistrationError: The name is taken or invalid.
         """
         prompt = FunctionPrompt(fn, name=name)
-        taken = self._prompts.get(prompt.name)
-        if taken is not None:
-            raise RegistrationError(
+        return self._add(
+            prompt.name,
+            prompt,
+            lambda taken: (
                 f"The prompt name {prompt.name!r} of {where(fn)} is taken by "
                 f"{where(taken.runner.fn)}. Use @mcp_prompt(name=...) to tell them apart."
-            )
-        self._prompts[prompt.name] = prompt
-        self._changed()
-        return prompt
+            ),
+        )
 
     def remove(self, name: str) -> FunctionPrompt:
         """Remove a prompt.
@@ -273,9 +267,7 @@ class PromptRegistry:
         Raises:
             KeyError: No prompt has that name.
         """
-        prompt = self._prompts.pop(name)
-        self._changed()
-        return prompt
+        return self._pop(name)
 
     def scan_module(self, module: ModuleType) -> list[FunctionPrompt]:
         """Register every ``@mcp_prompt`` function defined in ``module``."""
@@ -287,11 +279,11 @@ class PromptRegistry:
 
     def get(self, name: str) -> FunctionPrompt | None:
         """The prompt called ``name``, if any."""
-        return self._prompts.get(name)
+        return self._items.get(name)
 
     def prompts(self) -> list[FunctionPrompt]:
         """Every prompt, in registration order."""
-        return list(self._prompts.values())
+        return list(self._items.values())
 
     async def render(
         self, name: str, arguments: Mapping[str, str], context: ToolContext | None = None
@@ -301,28 +293,13 @@ class PromptRegistry:
         Raises:
             ToolError: ``NOT_FOUND`` for an unknown name; else as :meth:`FunctionPrompt.render`.
         """
-        prompt = self._prompts.get(name)
+        prompt = self._items.get(name)
         if prompt is None:
-            known = ", ".join(self._prompts) or "none"
+            known = ", ".join(self._items) or "none"
             raise ToolError(
                 f"No prompt is called {name!r}. Prompts: {known}.", code=ErrorCode.NOT_FOUND
             )
         return await prompt.render(arguments, processor=self.processor, context=context)
-
-    def on_change(self, callback: Callable[[], None]) -> Callable[[], None]:
-        """Call ``callback()`` when prompts are added or removed; returns the unsubscriber."""
-        self._listeners.append(callback)
-        return lambda: self._listeners.remove(callback)
-
-    def _changed(self) -> None:
-        for listener in list(self._listeners):
-            listener()
-
-    def __len__(self) -> int:
-        return len(self._prompts)
-
-    def __iter__(self) -> Iterator[FunctionPrompt]:
-        return iter(self.prompts())
 
     def __repr__(self) -> str:
         return f"PromptRegistry({len(self)} prompts)"

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, TypeVar
 
-from toolkit._served import Completer, Runner, bound_decorated, decorated
+from toolkit._served import Completer, Runner, ServedRegistry, bound_decorated, decorated
 from toolkit._uri_template import UriTemplate, UriTemplateError
 from toolkit.context import ToolContext
 from toolkit.decorator import where
@@ -258,7 +258,7 @@ def _contents(value: Any, uri: str, mime_type: str | None) -> list[ResourceConte
     return [ResourceContent(uri=uri, mime_type=mime_type or "application/json", text=text)]
 
 
-class ResourceRegistry:
+class ResourceRegistry(ServedRegistry[FunctionResource]):
     """The resources of an application, by URI; fixed URIs win over templates.
 
     Listeners (:meth:`on_update`) hear about changed contents (:meth:`updated`) and about
@@ -270,9 +270,7 @@ class ResourceRegistry:
     """
 
     def __init__(self, processor: ExceptionProcessor | None = None) -> None:
-        self.processor = processor or ExceptionProcessor()
-        self._resources: dict[str, FunctionResource] = {}
-        self._listeners: list[Callable[[], None]] = []
+        super().__init__(processor)
         self._update_listeners: list[Callable[[str], None]] = []
 
     def register(
@@ -284,15 +282,14 @@ class ResourceRegistry:
             RegistrationError: The URI is taken, or the function and template disagree.
         """
         resource = FunctionResource(fn, uri, name=name)
-        taken = self._resources.get(resource.uri)
-        if taken is not None:
-            raise RegistrationError(
-                f"The resource URI {resource.uri!r} of {where(fn)} is already served by "
-                f"{where(taken.runner.fn)}. Give one of them another URI."
-            )
-        self._resources[resource.uri] = resource
-        self._changed()
-        return resource
+        return self._add(
+            resource.uri,
+            resource,
+            lambda taken: (
+                f"The resource URI {resource.uri!r} of {where(fn)} is already served "
+                f"by {where(taken.runner.fn)}. Give one of them another URI."
+            ),
+        )
 
     def remove(self, uri: str) -> FunctionResource:
         """Remove the resource registered under ``uri`` (a URI or template as registered).
@@ -300,9 +297,7 @@ class ResourceRegistry:
         Raises:
             KeyError: None is.
         """
-        resource = self._resources.pop(uri)
-        self._changed()
-        return resource
+        return self._pop(uri)
 
     def scan_module(self, module: ModuleType) -> list[FunctionResource]:
         """Register every ``@mcp_resource`` function defined in ``module``."""
@@ -314,19 +309,19 @@ class ResourceRegistry:
 
     def resources(self) -> list[FunctionResource]:
         """The fixed resources (no variables), in registration order."""
-        return [r for r in self._resources.values() if not r.is_template]
+        return [r for r in self._items.values() if not r.is_template]
 
     def templates(self) -> list[FunctionResource]:
         """The resource templates, in registration order."""
-        return [r for r in self._resources.values() if r.is_template]
+        return [r for r in self._items.values() if r.is_template]
 
     def get(self, uri: str) -> FunctionResource | None:
         """The resource registered under exactly ``uri`` (URI or template text)."""
-        return self._resources.get(uri)
+        return self._items.get(uri)
 
     def find(self, uri: str) -> FunctionResource | None:
         """The resource serving ``uri``: the fixed one, else the first template matching it."""
-        fixed = self._resources.get(uri)
+        fixed = self._items.get(uri)
         if fixed is not None and not fixed.is_template:
             return fixed
         return next((r for r in self.templates() if r.template.match(uri) is not None), None)
@@ -356,21 +351,6 @@ class ResourceRegistry:
         """Call ``callback(uri)`` on every :meth:`updated`; returns a function that stops it."""
         self._update_listeners.append(callback)
         return lambda: self._update_listeners.remove(callback)
-
-    def on_change(self, callback: Callable[[], None]) -> Callable[[], None]:
-        """Call ``callback()`` when resources are added or removed; returns the unsubscriber."""
-        self._listeners.append(callback)
-        return lambda: self._listeners.remove(callback)
-
-    def _changed(self) -> None:
-        for listener in list(self._listeners):
-            listener()
-
-    def __len__(self) -> int:
-        return len(self._resources)
-
-    def __iter__(self) -> Iterator[FunctionResource]:
-        return iter(list(self._resources.values()))
 
     def __repr__(self) -> str:
         return f"ResourceRegistry({len(self)} resources)"

@@ -263,3 +263,29 @@ async def test_a_slow_sync_resource_times_out() -> None:
         await registry.resources.read("slow://thing")
     assert caught.value.code is ErrorCode.TIMEOUT
     assert "did not finish within 0.2 seconds" in caught.value.message
+
+
+def test_a_failing_change_listener_neither_undoes_the_change_nor_stops_the_others() -> None:
+    from toolkit.prompts import PromptRegistry
+
+    def greet(name: str) -> str:
+        """Greet someone.
+
+        Args:
+            name: Who to greet.
+        """
+        return f"Hello {name}"
+
+    prompts = PromptRegistry()
+    heard: list[str] = []
+
+    def broken() -> None:
+        raise RuntimeError("listener bug")
+
+    prompts.on_change(broken)
+    prompts.on_change(lambda: heard.append("changed"))
+    prompts.register(greet)
+    assert [p.name for p in prompts] == ["greet"]
+    assert heard == ["changed"]
+    prompts.remove("greet")
+    assert len(prompts) == 0 and heard == ["changed", "changed"]
