@@ -35,6 +35,7 @@ from toolkit.result import (
     TextContent,
     ToolResult,
 )
+from toolkit.settings import RegistrySettings
 from toolkit.spec import ToolAnnotations, ToolOptions, ToolSpec
 from toolkit.spec import is_valid_name as is_valid_name
 from toolkit.tool import ArgumentProblem, InvalidArguments, Tool
@@ -66,6 +67,7 @@ __all__ = [
     "Policy",
     "PromptMessage",
     "RegistrationError",
+    "RegistrySettings",
     "ResourceContent",
     "TextContent",
     "Tool",

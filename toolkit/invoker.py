@@ -53,18 +53,17 @@ from toolkit.errors import ErrorCode, RegistrationError, ToolError
 from toolkit.function_tool import FunctionTool
 from toolkit.options import DEFAULT_OPTIONS, CallOptions
 from toolkit.pinned import unpinned
-from toolkit.policy import Approval, Approver, CallRequest, Policy, default_policy
-from toolkit.processor import ExceptionProcessor, Outcome
+from toolkit.policy import Approval, CallRequest, Policy, default_policy
+from toolkit.processor import Outcome
 from toolkit.result import CallRecord, ToolResult
 from toolkit.schema._serialize import first_mismatch
+from toolkit.settings import DEFAULT_TIMEOUT, RegistrySettings
 from toolkit.tool import ArgumentProblem, InvalidArguments, Tool
 
 __all__ = ["DEFAULT_TIMEOUT", "Invoker", "new_call_id"]
 
 log = logging.getLogger("toolkit.calls")
 
-#: Seconds a local tool may run when neither the tool nor the call sets a timeout.
-DEFAULT_TIMEOUT = 300.0
 
 _ids = itertools.count(1)
 _prefix = os.urandom(3).hex()
@@ -89,40 +88,21 @@ class Invoker:
 
     Args:
         tools: The tools by name (the registry's live mapping).
-        processor: Exception rules applied after each tool's own.
-        policy: Decides allow / deny / ask for every validated call.
-        approver: Answers ``"ask"``; without one, ``"ask"`` denies.
-        secrets: Values never to show in messages (API keys of the application…).
+        settings: The defaults every call starts from (processor, policy, approver, secrets,
+            timeout, retry backoff, strict output); :attr:`settings` may be replaced later.
         on_record: Called with each :class:`CallRecord`.
-        retry_wait: ``(initial, max)`` seconds of the exponential backoff between attempts.
-        timeout: Seconds a local function may run when neither it nor the call sets a timeout
-            (``None``: no limit).
-        strict_output: Whether a return value that breaks its tool's output schema fails the
-            call, for tools that do not decide themselves (``strict_output=None``).
     """
 
     def __init__(
         self,
         tools: Mapping[str, Tool],
+        settings: RegistrySettings | None = None,
         *,
-        processor: ExceptionProcessor,
-        policy: Policy = default_policy,
-        approver: Approver | None = None,
-        secrets: tuple[str, ...] = (),
         on_record: Callable[[CallRecord], None] | None = None,
-        retry_wait: tuple[float, float] = (0.2, 2.0),
-        timeout: float | None = DEFAULT_TIMEOUT,
-        strict_output: bool = False,
     ) -> None:
         self.tools = tools
-        self.processor = processor
-        self.policy = policy
-        self.approver = approver
-        self.secrets = secrets
+        self.settings = settings or RegistrySettings()
         self.on_record = on_record
-        self.retry_wait = retry_wait
-        self.timeout = timeout
-        self.strict_output = strict_output
         self._loose_warned: set[str] = set()
 
     # -- entry points: one path, two ways of waiting -------------------------------------------
@@ -169,7 +149,7 @@ class Invoker:
             tool = self._lookup(name)
             args = self._parse(arguments)
             args = self._validate(tool, args)
-            policy = options.policy or self.policy
+            policy = options.policy or self.settings.policy
             verdict: Any
             if policy is default_policy:  # its answer without building a request to ask it
                 request, verdict = None, "ask" if tool.spec.needs_approval else "allow"
@@ -212,12 +192,12 @@ class Invoker:
     ) -> list[str]:
         """The tools the policy (``policy`` or the invoker's) does not deny ``context``'s caller."""
         ctx = context or ToolContext()
-        return await _visibility.visible(self.tools, policy or self.policy, ctx, ASYNC)
+        return await _visibility.visible(self.tools, policy or self.settings.policy, ctx, ASYNC)
 
     async def _require_visible(
         self, name: str, ctx: ToolContext, options: CallOptions, wait: Waiting
     ) -> None:
-        policy = options.policy or self.policy
+        policy = options.policy or self.settings.policy
         if not await _visibility.sees(self.tools, name, policy, ctx, wait):
             seen = await _visibility.visible(self.tools, policy, ctx, wait)
             raise _Failed(self._processed(_messages.tool_not_found(name, seen)))
@@ -287,7 +267,7 @@ class Invoker:
             return "allow", args
         if decision == "deny":
             raise _Failed(_denied("This call is not allowed by the application's policy."), "deny")
-        answer = options.approver or self.approver
+        answer = options.approver or self.settings.approver
         if answer is None:
             raise _Failed(
                 _denied(
@@ -330,7 +310,7 @@ class Invoker:
         own = tool.spec.options
         timeout = options.timeout or own.timeout
         if timeout is None and isinstance(unpinned(tool), FunctionTool):
-            timeout = self.timeout
+            timeout = self.settings.timeout
         budget, attempt = own.retries, 0
         while True:
             attempt += 1
@@ -338,7 +318,7 @@ class Invoker:
             try:
                 result: ToolResult = await wait.run(tool, args, ctx, timeout)
                 if result.output_mismatch is not None:  # strict: raised as the tool's error
-                    loose_output(tool, result, self.strict_output, self._loose_warned)
+                    loose_output(tool, result, self.settings.strict_output, self._loose_warned)
                 return result, attempt
             except options.propagate:
                 raise
@@ -361,7 +341,9 @@ class Invoker:
 
     def _outcome(self, exc: BaseException, tool: Tool, ref: str, args: Any) -> Outcome:
         own = tool.spec.options.processor
-        processor = own if own is not None and own.match(exc) is not None else self.processor
+        processor = (
+            own if own is not None and own.match(exc) is not None else self.settings.processor
+        )
         outcome = processor.process(exc, ref=ref)
         if not isinstance(exc, ToolError) and log.isEnabledFor(logging.WARNING):
             trace = "".join(traceback.format_exception(exc)).rstrip()
@@ -376,7 +358,7 @@ class Invoker:
 
     def _processed(self, error: ToolError) -> ToolError:
         """Give pre-call failures to the processor too (a rule may reword or raise them)."""
-        outcome = self.processor.process(error)
+        outcome = self.settings.processor.process(error)
         if outcome.action == "raise":
             raise outcome.error
         return outcome.error
@@ -387,7 +369,7 @@ class Invoker:
         The retry loop itself is the call path's (written once for both entry points); tenacity
         computes the wait through its public ``Retrying`` and ``RetryCallState``.
         """
-        initial, cap = self.retry_wait
+        initial, cap = self.settings.retry_wait
         retrying = Retrying(
             wait=wait_exponential(multiplier=initial, max=cap) + wait_random(0, initial)
         )
@@ -396,14 +378,14 @@ class Invoker:
         return min(cap, float(retrying.wait(state)))
 
     def _scrub(self, text: str, args: Any) -> str:
-        text = self.processor.scrub(text)
-        hidden = (*self.secrets, *secret_values(jsonable(args)))
+        text = self.settings.processor.scrub(text)
+        hidden = (*self.settings.secrets, *secret_values(jsonable(args)))
         return redact_text(text, hidden) if hidden else text
 
     def _clean(self, text: str) -> str:
         """One argument value as records keep it: scrubbed, the registry's secrets masked."""
-        text = self.processor.scrub(text)
-        return redact_text(text, self.secrets) if self.secrets else text
+        text = self.settings.processor.scrub(text)
+        return redact_text(text, self.settings.secrets) if self.settings.secrets else text
 
     def _fail(self, tool: str, error: ToolError, ref: str, arguments: Any) -> ToolResult:
         result = ToolResult.failure(error, tool=tool, call_id=ref)

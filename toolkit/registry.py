@@ -7,7 +7,7 @@ import logging
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, Unpack
 
 from toolkit import _auto_telemetry, _bindings, _scan
 from toolkit._sync import run_sync
@@ -15,14 +15,15 @@ from toolkit.context import ToolContext
 from toolkit.decorator import check_name
 from toolkit.errors import RegistrationError
 from toolkit.function_tool import FunctionTool
-from toolkit.invoker import DEFAULT_TIMEOUT, Invoker
+from toolkit.invoker import Invoker
 from toolkit.options import CallOptions, merge_options
-from toolkit.policy import Approver, Policy, default_policy
+from toolkit.policy import Approver, Policy
 from toolkit.processor import ExceptionProcessor
 from toolkit.prompts import PromptRegistry
 from toolkit.resources import ResourceRegistry
 from toolkit.result import CallRecord, ToolResult
 from toolkit.search import Searchable
+from toolkit.settings import RegistrySettings, SettingsFields
 from toolkit.spec import ToolSpec
 from toolkit.tool import Tool
 from toolkit.toolset import Toolset
@@ -41,17 +42,11 @@ class ToolRegistry(Searchable):
     """A set of tools with unique names and one call path.
 
     Args:
-        processor: Exception rules for every call (default: messages for everything).
-        policy: Decides ``"allow"``/``"deny"``/``"ask"`` per call (default: ask before
-            destructive tools).
-        approver: Answers ``"ask"`` (default: none, so ``"ask"`` denies).
-        secrets: Values never shown in messages, such as API keys.
+        settings: How calls run: processor, policy, approver, secrets, timeout, retry
+            backoff, strict output (see :class:`~toolkit.RegistrySettings`).
         history: How many recent :class:`CallRecord` objects :attr:`records` keeps.
-        timeout: Seconds a local function may run when neither its decorator nor the call sets
-            a timeout (default 300; ``None``: no limit).
-        retry_wait: ``(initial, max)`` seconds of the backoff between retries.
-        strict_output: A return value breaking its output schema fails the call, for tools that
-            do not decide (default ``False``: it reaches the model unstructured, with a warning).
+        **fields: Any field of :class:`~toolkit.RegistrySettings`, over ``settings``
+            (``ToolRegistry(timeout=None)``).
 
     Example:
         >>> registry = ToolRegistry()
@@ -61,16 +56,15 @@ class ToolRegistry(Searchable):
 
     def __init__(
         self,
+        settings: RegistrySettings | None = None,
         *,
-        processor: ExceptionProcessor | None = None,
-        policy: Policy = default_policy,
-        approver: Approver | None = None,
-        secrets: Iterable[str] = (),
         history: int = 1000,
-        timeout: float | None = DEFAULT_TIMEOUT,
-        retry_wait: tuple[float, float] = (0.2, 2.0),
-        strict_output: bool = False,
+        **fields: Unpack[SettingsFields],
     ) -> None:
+        if settings is None:
+            settings = RegistrySettings(**fields)  # type: ignore[arg-type]
+        elif fields:
+            settings = settings.replace(**fields)
         self._tools: dict[str, Tool] = {}
         #: Send each call to OpenTelemetry by itself (when ``opentelemetry-api`` is installed
         #: and the application configured an SDK); ``adapters.otel.instrument`` turns it off
@@ -79,40 +73,49 @@ class ToolRegistry(Searchable):
         self._subscribers: list[Callable[[CallRecord], None]] = []
         self._listeners: list[Callable[[], None]] = []
         self.records: deque[CallRecord] = deque(maxlen=history)
-        self.invoker = Invoker(
-            self._tools,
-            processor=processor or ExceptionProcessor(),
-            policy=policy,
-            approver=approver,
-            secrets=tuple(secrets),
-            on_record=self._on_record,
-            retry_wait=retry_wait,
-            timeout=timeout,
-            strict_output=strict_output,
-        )
+        self.invoker = Invoker(self._tools, settings, on_record=self._on_record)
         #: The ``@mcp_resource`` functions served next to the tools (``scan`` finds them).
-        self.resources = ResourceRegistry(self.invoker.processor)
+        self.resources = ResourceRegistry(settings.processor)
         #: The ``@mcp_prompt`` functions served next to the tools (``scan`` finds them).
-        self.prompts = PromptRegistry(self.invoker.processor)
+        self.prompts = PromptRegistry(settings.processor)
 
     # -- configuration -------------------------------------------------------------------------
 
     @property
+    def settings(self) -> RegistrySettings:
+        """How this registry's calls run (a frozen value; change it with :meth:`configure`)."""
+        return self.invoker.settings
+
+    def configure(self, **fields: Unpack[SettingsFields]) -> None:
+        """Change some :class:`~toolkit.RegistrySettings` fields for the calls from now on.
+
+        Views made earlier with :meth:`filter` keep the settings they were made with.
+
+        Example:
+            >>> registry = ToolRegistry()
+            >>> registry.configure(timeout=None)
+            >>> registry.settings.timeout is None
+            True
+        """
+        settings = self.invoker.settings = self.invoker.settings.replace(**fields)
+        self.resources.processor = self.prompts.processor = settings.processor
+
+    @property
     def processor(self) -> ExceptionProcessor:
         """The exception processor of every call."""
-        return self.invoker.processor
+        return self.invoker.settings.processor
 
     @property
     def approver(self) -> Approver | None:
         """The registry's own approver (``None``: it has none, so ``"ask"`` denies unless a
         call's options bring one). Sinks read it to decide whether to ask their own user."""
-        return self.invoker.approver
+        return self.invoker.settings.approver
 
     def output_enforced(self, spec: ToolSpec) -> bool:
         """Whether every successful result matches the output schema (strict output, the tool's
         or else the registry's): only then may a server publish it as a promise."""
         strict = spec.options.strict_output
-        strict = self.invoker.strict_output if strict is None else strict
+        strict = self.invoker.settings.strict_output if strict is None else strict
         return strict and spec.output_schema is not None
 
     # -- adding and removing -------------------------------------------------------------------
@@ -277,8 +280,8 @@ class ToolRegistry(Searchable):
     ) -> ToolRegistry:
         """A new registry with the tools named in ``names`` and/or carrying any of ``tags``.
 
-        It shares this registry's processor, policy, approver, secrets and subscribers (a
-        snapshot of the tools, not a live view).
+        It shares this registry's settings, records and subscribers (a snapshot of the tools,
+        not a live view).
 
         Raises:
             KeyError: A name in ``names`` is not registered.
@@ -287,15 +290,7 @@ class ToolRegistry(Searchable):
         for n in wanted or ():
             self.get(n)
         tagset = None if tags is None else set(tags)
-        mine = self.invoker
-        view = ToolRegistry(
-            processor=mine.processor,
-            policy=mine.policy,
-            approver=mine.approver,
-            secrets=mine.secrets,
-            timeout=mine.timeout,
-            retry_wait=mine.retry_wait,
-        )
+        view = ToolRegistry(self.settings)
         view._tools.update(
             (n, t)
             for n, t in self._tools.items()

@@ -168,7 +168,7 @@ async def test_timeout_async_and_sync(registry: ToolRegistry) -> None:
 def test_retries_with_backoff_until_success() -> None:
     flaky = t.Flaky(failures=2)
     reg = ToolRegistry()
-    reg.invoker.retry_wait = (0.01, 0.01)
+    reg.configure(retry_wait=(0.01, 0.01))
     reg.scan(flaky)
     result = reg.call_sync("fetch", {"key": "k"})
     assert result.content == "value of k"
@@ -178,7 +178,7 @@ def test_retries_with_backoff_until_success() -> None:
 def test_retries_exhausted_gives_message() -> None:
     flaky = t.Flaky(failures=10)
     reg = ToolRegistry()
-    reg.invoker.retry_wait = (0.01, 0.01)
+    reg.configure(retry_wait=(0.01, 0.01))
     reg.scan(flaky)
     result = reg.call_sync("fetch", {"key": "k"})
     assert (
@@ -210,7 +210,7 @@ def test_processor_rules_message_retry_raise(registry: ToolRegistry) -> None:
         return "ok"
 
     retrying = ToolRegistry(processor=ExceptionProcessor().on(KeyError, action="retry", retries=1))
-    retrying.invoker.retry_wait = (0.0, 0.0)
+    retrying.configure(retry_wait=(0.0, 0.0))
     retrying.register(sometimes)
     assert retrying.call_sync("sometimes").content == "ok" and calls["n"] == 2
 

@@ -197,7 +197,7 @@ def nap(seconds: float) -> str:
 
 
 def test_local_tools_have_a_default_timeout() -> None:
-    assert ToolRegistry().invoker.timeout == 300.0
+    assert ToolRegistry().settings.timeout == 300.0
     registry = ToolRegistry(timeout=0.2)
     registry.register(nap)
     result = registry.call_sync("nap", {"seconds": 3})
@@ -211,7 +211,7 @@ async def test_default_timeout_async_path_and_per_call_override() -> None:
     registry.register(nap)
     assert (await registry.call("nap", {"seconds": 3})).code is ErrorCode.TIMEOUT
     quick = CallOptions(timeout=0.1)
-    assert ToolRegistry(timeout=None).invoker.timeout is None
+    assert ToolRegistry(timeout=None).settings.timeout is None
     unlimited = ToolRegistry(timeout=None)
     unlimited.register(nap)
     assert (await unlimited.call("nap", {"seconds": 0.3})).content == "rested"

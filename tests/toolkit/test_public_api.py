@@ -22,6 +22,7 @@ SURFACE = {
     "PromptMessage",
     # one registry, one call path
     "ToolRegistry",
+    "RegistrySettings",
     "CallOptions",
     "ToolResult",
     "CallRecord",
