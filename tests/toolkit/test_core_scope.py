@@ -60,7 +60,7 @@ def _targets(tree: ast.AST, module: str, is_package: bool) -> set[str]:
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             if match := by_name.fullmatch(node.value):
                 found.add(match.group(1))
-    # importing a.b.c imports the packages a.b and a too
+    # importing a.b.c imports its package a.b too (a itself is the facade, never counted)
     return found | {name.rsplit(".", i)[0] for name in found for i in range(name.count("."))}
 
 
