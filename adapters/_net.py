@@ -3,7 +3,7 @@
 Resolving a name to check it and letting the HTTP client resolve it again to connect leaves a
 gap: a DNS answer that changes in between (DNS rebinding) sends the request somewhere the
 policy never saw. :func:`pinned_transport` closes it: each new connection asks
-:meth:`toolkit.network.NetworkPolicy.addresses` for the checked addresses of the host and
+:meth:`adapters.network.NetworkPolicy.addresses` for the checked addresses of the host and
 connects to one of them. TLS still verifies the certificate against the host name, because
 the name (not the address) stays the request's origin.
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from toolkit.network import HostNotFoundError, NetworkPolicy
+from adapters.network import HostNotFoundError, NetworkPolicy
 
 if TYPE_CHECKING:
     import httpx

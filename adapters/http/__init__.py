@@ -9,7 +9,7 @@ messages, policy, records and adapters::
     result = registry.call_sync("get_order", {"userId": "u1", "orderId": "o7"})
     toolset.close()
 
-Every connection goes only to an address a :class:`toolkit.network.NetworkPolicy` judged (cloud
+Every connection goes only to an address a :class:`adapters.network.NetworkPolicy` judged (cloud
 metadata is never reachable), each attempt has a total deadline (``timeout_seconds``) and each
 answer a cap on its decoded size (``max_response_bytes``), ``${VAR}`` secrets are read only when
 a request is sent and masked in every answer, and JSON responses can be turned into text by a

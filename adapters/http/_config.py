@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from adapters._env_vars import auth_headers, expand_vars, required_vars, secret_values
 from adapters.http._body import DEFAULT_MAX_RESPONSE_BYTES
-from toolkit.env_vars import auth_headers, expand_vars, required_vars, secret_values
 
 __all__ = [
     "HttpAuth",

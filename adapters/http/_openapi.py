@@ -25,8 +25,8 @@ from adapters._net import pinned_httpx_transport
 from adapters.http._body import ACCEPT_ENCODING, BodyTooLargeError, UnreadableEncodingError, receive
 from adapters.http._config import HttpConfigError, HttpParameter, HttpToolConfig
 from adapters.http._openapi_refs import BudgetError, Refs, mapping, pointer, sequence
+from adapters.network import NetworkPolicy, NetworkPolicyError
 from toolkit import run_sync
-from toolkit.network import NetworkPolicy, NetworkPolicyError
 
 __all__ = ["LIMITS", "load_openapi", "openapi_configs"]
 

@@ -18,10 +18,10 @@ from adapters.http._body import BodyTooLargeError, Reply, UnreadableEncodingErro
 from adapters.http._config import IDEMPOTENT, HttpToolConfig
 from adapters.http._request import BuiltRequest, build_request
 from adapters.http._template import ResponseTemplate
+from adapters.network import HostNotFoundError, NetworkPolicy, NetworkPolicyError
 from toolkit import JsonSchemaTool
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode, ToolError
-from toolkit.network import HostNotFoundError, NetworkPolicy, NetworkPolicyError
 from toolkit.result import ToolResult
 from toolkit.spec import ToolAnnotations, ToolOptions, ToolSpec
 from toolkit.wire_log import log_exchange, wire_log_enabled

@@ -17,7 +17,7 @@ from adapters.http._body import ACCEPT_ENCODING
 from adapters.http._config import HttpConfigError, HttpToolConfig, parse_tool_configs
 from adapters.http._template import ResponseTemplate
 from adapters.http._tool import HttpTool
-from toolkit.network import NetworkPolicy
+from adapters.network import NetworkPolicy
 from toolkit.registry import ToolRegistry
 from toolkit.tool import Tool
 from toolkit.toolset import BaseToolset

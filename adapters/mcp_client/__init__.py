@@ -40,7 +40,7 @@ from adapters.mcp_client._oauth import (
 from adapters.mcp_client._pool import McpClientPool, ServerStatus
 from adapters.mcp_client._remote_catalog import register_catalog
 from adapters.mcp_client._remote_tool import RemoteTool, sanitize_name
-from toolkit.network import NetworkPolicy, NetworkPolicyError
+from adapters.network import NetworkPolicy, NetworkPolicyError
 
 __all__ = [
     "AskInCaller",

@@ -20,7 +20,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from toolkit.env_vars import auth_headers, expand_vars, masked, required_vars, secret_values
+from adapters._env_vars import auth_headers, expand_vars, masked, required_vars, secret_values
 
 __all__ = ["AuthConfig", "McpConfigError", "McpServerConfig", "load_mcp_config"]
 

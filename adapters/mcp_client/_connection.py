@@ -44,9 +44,9 @@ from adapters.mcp_client._handlers import ClientHandlers, client_options, oauth_
 from adapters.mcp_client._home import HomeLoop
 from adapters.mcp_client._process import ChildProcess, stdio_transport
 from adapters.mcp_client._sdk_private import TransportStreams
+from adapters.network import NetworkPolicy, NetworkPolicyError
 from toolkit.context import ProgressCallback
 from toolkit.errors import ErrorCode, ToolError
-from toolkit.network import NetworkPolicy, NetworkPolicyError
 from toolkit.wire_log import httpx_event_hooks
 
 __all__ = ["Connection", "ConnectionState"]

@@ -21,8 +21,8 @@ import mcp_types
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
+from adapters.network import NetworkPolicyError
 from toolkit.errors import ErrorCode, ToolError
-from toolkit.network import NetworkPolicyError
 
 __all__ = ["FailureFacts", "is_connection_lost", "to_tool_error"]
 

@@ -22,8 +22,8 @@ from mcp.client.session import ClientRequestContext
 from adapters.mcp_client._config import McpServerConfig, expand
 from adapters.mcp_client._oauth import OAuthFlow, browser_flow, oauth_provider
 from adapters.mcp_client._service_auth import service_auth
+from adapters.network import NetworkPolicy
 from toolkit.interaction import Elicitation, SamplingMessage
-from toolkit.network import NetworkPolicy
 
 __all__ = [
     "ClientHandlers",

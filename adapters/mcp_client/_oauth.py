@@ -43,7 +43,7 @@ from mcp.shared.auth import (
 from pydantic import AnyUrl
 
 from adapters._net import pinned_transport
-from toolkit.network import NetworkPolicy
+from adapters.network import NetworkPolicy
 
 __all__ = [
     "FileTokenStorage",

@@ -32,9 +32,9 @@ from adapters.mcp_client._handlers import ClientHandlers, ElicitationHandler, Sa
 from adapters.mcp_client._home import HomeLoop
 from adapters.mcp_client._oauth import OAuthFlow
 from adapters.mcp_client._remote_tool import RemoteTool
+from adapters.network import NetworkPolicy
 from toolkit.context import ToolContext
 from toolkit.errors import RegistrationError, ToolError
-from toolkit.network import NetworkPolicy
 from toolkit.registry import ToolRegistry
 from toolkit.result import ToolResult
 from toolkit.runtime import get_portal

@@ -42,7 +42,7 @@ from adapters._net import pinned_transport
 from adapters.mcp_client._bounded import AUTH_MAX_BYTES, AnswerTooLargeError, BoundedTransport
 from adapters.mcp_client._config import AuthConfig, expand
 from adapters.mcp_client._oauth import FileTokenStorage, token_path
-from toolkit.network import NetworkPolicy
+from adapters.network import NetworkPolicy
 
 __all__ = ["TOKEN_EXCHANGE", "fetch_id_jag", "service_auth"]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTERS = ROOT / "adapters"
-SHARED = {"_extras", "_net"}  # helpers every adapter may use; not adapters themselves
+SHARED = {"_extras", "_net", "network", "_env_vars"}  # helpers every adapter may use
 NAME = re.compile(r"adapters\.([a-z]\w*)")
 MODULE = re.compile(r"adapters(\.\w+)+")  # a module named as a string, for importlib
 

@@ -27,10 +27,10 @@ from starlette.routing import Route
 from adapters.http import HttpConfigError, HttpToolset
 from adapters.mcp_client import McpClientPool, headless_flow
 from adapters.mcp_client._service_auth import fetch_id_jag
+from adapters.network import HostNotFoundError, NetworkPolicy, NetworkPolicyError
 from tests.support.serving import serving
 from toolkit import ToolRegistry
 from toolkit.errors import ErrorCode, ToolError
-from toolkit.network import HostNotFoundError, NetworkPolicy, NetworkPolicyError
 
 HITS: Counter[str] = Counter()
 

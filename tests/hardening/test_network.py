@@ -11,10 +11,10 @@ import pytest
 from adapters._net import pinned_transport
 from adapters.mcp_client import McpClientPool, McpConfigError
 from adapters.mcp_server import build_server, http_app
+from adapters.network import NetworkPolicy, NetworkPolicyError
 from tests.adapters.mcp_server.conftest import serving
 from toolkit import ToolRegistry
 from toolkit.errors import ErrorCode, ToolError
-from toolkit.network import NetworkPolicy, NetworkPolicyError
 
 
 @pytest.mark.parametrize(

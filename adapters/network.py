@@ -1,7 +1,8 @@
 """Which network targets a tool source may reach: :class:`NetworkPolicy`.
 
 Shared by every source that opens connections (remote MCP servers over HTTP, HTTP endpoint
-tools), so one policy object governs them all.
+tools), so one policy object governs them all. It lives with the adapters because the core opens
+no connection; it needs only the standard library and anyio, so no extra is needed to import it.
 
 Design rules: an address is judged in its canonical form, so encoded spellings of a denied
 address (``[::ffff:169.254.169.254]``, ``2852039166``, ``0xa9fea9fe``, ``0251.0376.0251.0376``)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from adapters._env_vars import expand_vars, masked, required_vars, secret_values
 from adapters.http import HttpToolset
 from adapters.mcp_client import McpClientPool
-from toolkit.env_vars import expand_vars, masked, required_vars, secret_values
 
 
 def test_defaults_are_secrets_like_values(monkeypatch: pytest.MonkeyPatch) -> None:
