@@ -41,7 +41,10 @@ from rich.table import Table
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script: the checkout's packages, not an installed copy
-TOOLKIT = Path(sys.executable).parent / "toolkit"
+_SCRIPT = Path(sys.executable).parent / "toolkit"
+# The console script where mcp-toolkit is installed; ``python -m adapters`` (the same command)
+# where only the checkout and its dependencies are on the path.
+TOOLKIT = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "adapters"]
 TARGET = "bench.bench_workers:registry"
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
@@ -139,9 +142,10 @@ def _cpu_seconds(procs: list[psutil.Process]) -> float:
 
 def _serve(workers: int) -> tuple[subprocess.Popen[bytes], str]:
     port = _port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    paths = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
     proc = subprocess.Popen(
-        [str(TOOLKIT), "serve", TARGET, "--transport", "http", "--port", str(port),
+        [*TOOLKIT, "serve", TARGET, "--transport", "http", "--port", str(port),
          "--workers", str(workers), "--metrics"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
@@ -181,11 +185,12 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=6.0)
     parser.add_argument("--work-ms", type=float, default=2.0)
     parser.add_argument("--workers", default="1,2,4")
+    parser.add_argument("--clients", type=int, default=0, help="client processes (0: by cores)")
     args = parser.parse_args()
     seconds = 1.0 if args.quick else args.seconds
     counts = [int(n) for n in args.workers.split(",")]
     cores = os.cpu_count() or 1
-    procs = 2 if args.quick else max(2, min(4, cores // 2))
+    procs = args.clients or (2 if args.quick else max(2, min(4, cores // 2)))
     threads = 4 if args.quick else 8
     rows: list[tuple[int, float, int, float, float, float]] = []
     for n in counts:
