@@ -1,5 +1,5 @@
-"""``toolkit serve --transport http --workers N``: calls/s with 1, 2 and 4 workers, CPU per call
-and memory.
+"""``toolkit serve --transport http --workers N`` against the SDK's ``MCPServer`` under uvicorn
+workers: calls/s with 1, 2 and 4 workers, CPU per call and memory.
 
 Run: ``.venv/bin/python bench/bench_workers.py [--quick]`` (about a minute; ``--quick`` is a
 smoke run whose figures mean little).
@@ -32,7 +32,9 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psutil
@@ -49,25 +51,44 @@ TARGET = "bench.bench_workers:registry"
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
+def burn(ms: float) -> int:
+    """Spend about ``ms`` milliseconds of CPU, like a small business function.
+
+    Args:
+        ms: Milliseconds of CPU to spend.
+    """
+    # This thread's CPU: the process's would count the other calls running beside it.
+    end, n = time.thread_time() + ms / 1000, 0
+    while time.thread_time() < end:
+        n += 1
+    return n
+
+
 def _tools() -> object:
-    from toolkit import ToolRegistry, mcp_tool
-
-    @mcp_tool(read_only=True)
-    def burn(ms: float) -> int:
-        """Spend about ``ms`` milliseconds of CPU, like a small business function.
-
-        Args:
-            ms: Milliseconds of CPU to spend.
-        """
-        # This thread's CPU: the process's would count the other calls running beside it.
-        end, n = time.thread_time() + ms / 1000, 0
-        while time.thread_time() < end:
-            n += 1
-        return n
+    from toolkit import ToolRegistry
 
     reg = ToolRegistry()
     reg.register(burn)
     return reg
+
+
+def sdk_app() -> Any:
+    """The closest existing library in each worker: the SDK's ``MCPServer`` with the same
+    function, stateless, replying JSON as ours does, plus the ``/healthz`` the script polls."""
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("bench", log_level="WARNING")
+    server.tool()(burn)
+    app = server.streamable_http_app(stateless_http=True, json_response=True)
+
+    async def with_health(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == "/healthz":
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": b"ok"})
+            return
+        await app(scope, receive, send)
+
+    return with_health
 
 
 registry = _tools()  # what each worker serves
@@ -140,13 +161,23 @@ def _cpu_seconds(procs: list[psutil.Process]) -> float:
     return total
 
 
-def _serve(workers: int) -> tuple[subprocess.Popen[bytes], str]:
+def _command(kind: str, workers: int, port: int) -> list[str]:
+    if kind == "ours":
+        return [*TOOLKIT, "serve", TARGET, "--transport", "http", "--port", str(port),
+                "--workers", str(workers), "--metrics"]  # fmt: skip
+    run = (
+        "import uvicorn; uvicorn.run('bench.bench_workers:sdk_app', factory=True, "
+        f"host='127.0.0.1', port={port}, workers={workers}, log_level='warning')"
+    )
+    return [sys.executable, "-c", run]
+
+
+def _serve(kind: str, workers: int) -> tuple[subprocess.Popen[bytes], str]:
     port = _port()
     paths = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
     proc = subprocess.Popen(
-        [*TOOLKIT, "serve", TARGET, "--transport", "http", "--port", str(port),
-         "--workers", str(workers), "--metrics"],
+        _command(kind, workers, port),
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
@@ -179,6 +210,36 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             child.kill()
 
 
+@dataclass(frozen=True)
+class Measure:
+    """One server configuration under load."""
+
+    rate: float
+    errors: int
+    cpu_us: float
+    rss: float
+    uss: float
+
+
+def _measure(
+    kind: str, workers: int, work_ms: float, seconds: float, procs: int, threads: int
+) -> Measure:
+    proc, base = _serve(kind, workers)
+    try:
+        _load(base, work_ms, 2.0, procs, threads)  # warm-up: every worker imports lazily
+        # The supervisor and its workers (one worker: uvicorn runs it in the same process).
+        server = list({p.pid: p for p in (psutil.Process(proc.pid), *_workers(proc))}.values())
+        cpu_before = _cpu_seconds(server)
+        calls, errors = _load(base, work_ms, seconds, procs, threads)
+        cpu_us = (_cpu_seconds(server) - cpu_before) * 1e6 / max(1, calls)
+        memory = [p.memory_full_info() for p in _workers(proc)]
+        rss = statistics.mean(m.rss for m in memory) / 2**20
+        uss = statistics.mean(m.uss for m in memory) / 2**20
+        return Measure(calls / seconds, errors, cpu_us, rss, uss)
+    finally:
+        _stop(proc)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -192,54 +253,48 @@ def main() -> int:
     cores = os.cpu_count() or 1
     procs = args.clients or (2 if args.quick else max(2, min(4, cores // 2)))
     threads = 4 if args.quick else 8
-    rows: list[tuple[int, float, int, float, float, float]] = []
+    rows: list[tuple[int, Measure, Measure]] = []
     for n in counts:
-        proc, base = _serve(n)
-        try:
-            _load(base, args.work_ms, 2.0, procs, threads)  # warm-up: every worker imports lazily
-            # The supervisor and its workers (one worker: uvicorn runs it in the same process).
-            server = list({p.pid: p for p in (psutil.Process(proc.pid), *_workers(proc))}.values())
-            cpu_before = _cpu_seconds(server)
-            calls, errors = _load(base, args.work_ms, seconds, procs, threads)
-            cpu_us = (_cpu_seconds(server) - cpu_before) * 1e6 / max(1, calls)
-            memory = [p.memory_full_info() for p in _workers(proc)]
-            rss = statistics.mean(m.rss for m in memory) / 2**20
-            uss = statistics.mean(m.uss for m in memory) / 2**20
-            rows.append((n, calls / seconds, errors, cpu_us, rss, uss))
-        finally:
-            _stop(proc)
-    base_rate = rows[0][1] or 1.0
+        # The same worker count for both, one after the other, while the machine is the same.
+        rows.append((n, _measure("ours", n, args.work_ms, seconds, procs, threads),
+                     _measure("sdk", n, args.work_ms, seconds, procs, threads)))  # fmt: skip
+    base_rate = rows[0][1].rate or 1.0
     table = Table(
-        title=f"toolkit serve --workers: {cores} CPU cores, tool burns {args.work_ms:g} ms CPU, "
-        f"{procs} client processes x {threads} connections"
+        title=f"toolkit serve --workers vs MCPServer under uvicorn --workers: {cores} CPU cores, "
+        f"tool burns {args.work_ms:g} ms CPU, {procs} client processes x {threads} connections"
     )
     for column in (
         "workers",
-        "calls/s",
+        "ours calls/s",
         "ratio vs 1 worker",
         "ideal",
-        "errors",
-        "server CPU µs/call",
+        "MCPServer calls/s",
+        "ours / MCPServer",
+        "errors (ours, theirs)",
+        "server CPU µs/call (ours, theirs)",
         "of which the tool",
-        "calls/s per core",
-        "RSS/worker MiB",
-        "USS/worker MiB",
+        "RSS/worker MiB (ours, theirs)",
+        "USS/worker MiB (ours, theirs)",
     ):
         table.add_column(column, justify="right")
-    for n, rate, errors, cpu_us, rss, uss in rows:
+    for n, mine, theirs in rows:
         table.add_row(
-            str(n), f"{rate:.0f}", f"{rate / base_rate:.2f}", f"{min(n, cores):d}", str(errors),
-            f"{cpu_us:,.0f}", f"{args.work_ms * 1000:,.0f}", f"{1e6 / max(cpu_us, 1.0):,.0f}",
-            f"{rss:.0f}", f"{uss:.0f}",
+            str(n), f"{mine.rate:.0f}", f"{mine.rate / base_rate:.2f}", f"{min(n, cores):d}",
+            f"{theirs.rate:.0f}", f"{mine.rate / max(theirs.rate, 1e-9):.2f}",
+            f"{mine.errors}, {theirs.errors}", f"{mine.cpu_us:,.0f}, {theirs.cpu_us:,.0f}",
+            f"{args.work_ms * 1000:,.0f}", f"{mine.rss:.0f}, {theirs.rss:.0f}",
+            f"{mine.uss:.0f}, {theirs.uss:.0f}",
         )  # fmt: skip
     Console().print(table)
-    overhead = statistics.median(r[3] for r in rows) - args.work_ms * 1000
+    overhead = statistics.median(r[1].cpu_us for r in rows) - args.work_ms * 1000
+    sdk_overhead = statistics.median(r[2].cpu_us for r in rows) - args.work_ms * 1000
     print(
         f"The clients share the {cores} cores with the workers: beyond the free cores, more "
-        "workers cannot add throughput. The server adds about "
-        f"{overhead:,.0f} µs of CPU to each call beyond the tool's own {args.work_ms:g} ms, so "
-        f"one free core answers about {1e6 / max(overhead + args.work_ms * 1000, 1.0):,.0f} "
-        "calls/s of this tool, and N workers on N free cores about N times that."
+        "workers cannot add throughput. Our server (with --metrics) adds about "
+        f"{overhead:,.0f} µs of CPU to each call beyond the tool's own {args.work_ms:g} ms "
+        f"(MCPServer: {sdk_overhead:,.0f} µs), so one free core answers about "
+        f"{1e6 / max(overhead + args.work_ms * 1000, 1.0):,.0f} calls/s of this tool, and N "
+        "workers on N free cores about N times that."
     )
     return 0
 
