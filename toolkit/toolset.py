@@ -21,7 +21,7 @@ import logging
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from toolkit.errors import RegistrationError
 from toolkit.pinned import PinnedTool
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BaseToolset",
     "FilteredToolset",
+    "OnClash",
     "PinnedToolset",
     "PrefixedToolset",
     "RenamedToolset",
@@ -46,6 +47,11 @@ log = logging.getLogger("toolkit.toolset")
 
 #: Called with a source's complete new tool list when it changes.
 ToolsChanged = Callable[[list[Tool]], None]
+
+#: What ``registry.add_toolset`` does with a tool whose name is taken or given twice:
+#: ``"refuse"`` adds none of the toolset's tools and raises; ``"skip"`` adds the others and
+#: logs a warning naming the tool left out, the source holding the name and the fix.
+OnClash = Literal["refuse", "skip"]
 
 
 @runtime_checkable
