@@ -8,17 +8,13 @@ from typing import TYPE_CHECKING
 
 from toolkit.errors import RegistrationError
 from toolkit.tool import Tool
+from toolkit.toolset import WRAPPER_FIX
 
 if TYPE_CHECKING:
     from toolkit.registry import ToolRegistry
     from toolkit.toolset import OnClash, Toolset
 
 log = logging.getLogger("toolkit.registry")
-
-_FIX = (
-    "Add the toolset with a prefix (toolset.prefixed('...')), rename the tool "
-    "(toolset.renamed({...})) or leave it out (toolset.filtered(...))."
-)
 
 
 async def bind(
@@ -93,9 +89,17 @@ def _clash(registry: ToolRegistry, tool: Tool, toolset: Toolset, seen: set[str])
     if tool.name in registry and registry.get(tool.name) is not tool:
         return (
             f"Tool name {tool.name!r} of toolset {toolset!r} is already taken by "
-            f"{source_of(registry.get(tool.name))}. {_FIX}"
+            f"{source_of(registry.get(tool.name))}. {_fix(toolset, tool)}"
         )
     return ""
+
+
+def _fix(toolset: Toolset, tool: Tool) -> str:
+    """The toolset's own advice (``BaseToolset.clash_fix``), else the wrappers'."""
+    clash_fix = getattr(toolset, "clash_fix", None)
+    if callable(clash_fix):
+        return str(clash_fix(tool))
+    return WRAPPER_FIX
 
 
 def source_of(tool: Tool) -> str:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from typing import Self
 
 __all__ = [
+    "WRAPPER_FIX",
     "BaseToolset",
     "FilteredToolset",
     "OnClash",
@@ -52,6 +53,12 @@ ToolsChanged = Callable[[list[Tool]], None]
 #: ``"refuse"`` adds none of the toolset's tools and raises; ``"skip"`` adds the others and
 #: logs a warning naming the tool left out, the source holding the name and the fix.
 OnClash = Literal["refuse", "skip"]
+
+#: The fix for a clash that fits every toolset: the wrappers.
+WRAPPER_FIX = (
+    "Add the toolset with a prefix (toolset.prefixed('...')), rename the tool "
+    "(toolset.renamed({...})) or leave it out (toolset.filtered(...))."
+)
 
 
 @runtime_checkable
@@ -116,6 +123,11 @@ class BaseToolset(ABC):
         listeners = self._listeners_list()
         listeners.append(callback)
         return lambda: listeners.remove(callback) if callback in listeners else None
+
+    def clash_fix(self, tool: Tool) -> str:
+        """How a person keeps ``tool`` when its name is taken (for messages; a source with
+        its own configuration overrides it with that configuration's words)."""
+        return WRAPPER_FIX
 
     def _notify(self, tools: list[Tool]) -> None:
         for callback in list(self._listeners_list()):

@@ -347,10 +347,7 @@ class McpClientPool(BaseToolset, Catalog):
             RegistrationError: Every tool of the server clashes (naming both sources and the fix).
         """
         tools = self._fitting(server, await self.tools(server, prefix=prefix))
-        fix = (
-            f"To keep both, give MCP server {server!r} a 'prefix' in its config, or leave the "
-            "tool out ('exclude': [...])."
-        )
+        fix = _clash_fix(server)
         added: list[RemoteTool] = []
         clashes: list[tuple[RemoteTool, RegistrationError]] = []
         for tool in tools:
@@ -366,6 +363,10 @@ class McpClientPool(BaseToolset, Catalog):
             logger.warning("skipped tool %r of MCP server %r: %s %s", tool.name, server, clash, fix)
         self._registered[(id(registry), server)] = [t.name for t in added]
         return added
+
+    def clash_fix(self, tool: Tool) -> str:
+        """A clash fixed in the config: the server's ``prefix``, or ``exclude``."""
+        return _clash_fix(tool.server if isinstance(tool, RemoteTool) else "...")
 
     def _fitting(self, server: str, tools: list[RemoteTool]) -> list[RemoteTool]:
         """The tools whose registry names fit; the others are skipped with a warning.
@@ -538,3 +539,10 @@ def _selected(tool: str, config: McpServerConfig) -> bool:
     if config.include is not None and not any(fnmatch.fnmatchcase(tool, p) for p in config.include):
         return False
     return not any(fnmatch.fnmatchcase(tool, p) for p in config.exclude)
+
+
+def _clash_fix(server: str) -> str:
+    return (
+        f"To keep both, give MCP server {server!r} a 'prefix' in its config, or leave the "
+        "tool out ('exclude': [...])."
+    )
