@@ -394,20 +394,22 @@ class McpClientPool(BaseToolset, Catalog):
         )
         return good
 
+    def _listed(self, server: str, prefix: str) -> list[RemoteTool]:
+        """The server's tools as last listed (no request), after include/exclude."""
+        connection, config = self._by_name[server], self._configs[server]
+        return [
+            RemoteTool(connection, t, name=prefix + t.name)
+            for t in connection._tools or []
+            if _selected(t.name, config)
+        ]
+
     async def _resync(self, server: str) -> None:
         """Swap in the server's new tool list (already fetched in full) for every binding."""
-        connection, config = self._by_name[server], self._configs[server]
-        listed = connection._tools or []
         for registry, name, prefix in self._bindings:
             if name != server:
                 continue
-            remote = [
-                RemoteTool(connection, t, name=prefix + t.name)
-                for t in listed
-                if _selected(t.name, config)
-            ]
             try:
-                fresh = self._fitting(server, remote)
+                fresh = self._fitting(server, self._listed(server, prefix))
             except RegistrationError as exc:
                 logger.warning("kept the old tools of MCP server %r: %s", server, exc)
                 continue

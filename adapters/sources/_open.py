@@ -78,12 +78,15 @@ async def open_sources(registry: ToolRegistry, sources: Sources) -> AsyncIterato
             value = getattr(sources, source.setting)
             if value is None or source.open is None:
                 continue
-            toolset = await stack.enter_async_context(source.open(value))
-            if toolset is None:
+            toolsets = await stack.enter_async_context(source.open(value))
+            if not toolsets:
                 continue
-            tools = await registry.add_toolset(toolset, on_clash=source.on_clash)
-            if source.catalog is not None:
-                await source.catalog(toolset, registry)
-            opened.append(Opened(source, value, [tool.name for tool in tools]))
+            names: list[str] = []
+            for toolset in toolsets:
+                tools = await registry.add_toolset(toolset, on_clash=source.on_clash)
+                names.extend(tool.name for tool in tools)
+                if source.catalog is not None:
+                    await source.catalog(toolset, registry)
+            opened.append(Opened(source, value, names))
             log.info("added %s", opened[-1])
         yield opened

@@ -18,7 +18,7 @@ from toolkit.toolset import OnClash, Toolset
 
 if TYPE_CHECKING:
     from adapters.http import HttpToolset
-    from adapters.mcp_client import McpClientPool
+    from adapters.mcp_client import ServerToolset
 
 __all__ = ["SOURCES", "Source", "Sources"]
 
@@ -52,17 +52,17 @@ class Source(NamedTuple):
         reads: What it reads, for help and messages.
         check: Reads it as opening would, without connecting; raises ``ValueError`` (or
             ``RegistrationError``) naming the file, the field and the fix.
-        open: Opens it as a toolset for the block (``None``: the file has no such section).
-            The TARGET row has none: it is the registry the other sources join.
+        open: Opens it as toolsets for the block (none: the file has no such section). The
+            TARGET row has no ``open``: it is the registry the other sources join.
         on_clash: What ``registry.add_toolset`` does with a name already taken.
-        catalog: Adds what else the opened toolset serves (resources, prompts).
+        catalog: Adds what else an opened toolset serves (resources, prompts).
     """
 
     name: str
     setting: Setting
     reads: str
     check: Callable[[str], None]
-    open: Callable[[str], AbstractAsyncContextManager[Toolset | None]] | None = None
+    open: Callable[[str], AbstractAsyncContextManager[list[Toolset]]] | None = None
     on_clash: OnClash = "refuse"
     catalog: Callable[[Any, ToolRegistry], Awaitable[None]] | None = None
 
@@ -122,15 +122,15 @@ def _check_http(build: Callable[[str], HttpToolset | None]) -> Callable[[str], N
 
 def _open_http(
     build: Callable[[str], HttpToolset | None],
-) -> Callable[[str], AbstractAsyncContextManager[Toolset | None]]:
+) -> Callable[[str], AbstractAsyncContextManager[list[Toolset]]]:
     @asynccontextmanager
-    async def opened(value: str) -> AsyncIterator[Toolset | None]:
+    async def opened(value: str) -> AsyncIterator[list[Toolset]]:
         toolset = build(value)
         if toolset is None:
-            yield None
+            yield []
             return
         async with toolset:
-            yield toolset
+            yield [toolset]
 
     return opened
 
@@ -147,27 +147,28 @@ def _check_servers(config: str) -> None:
 
 
 @asynccontextmanager
-async def _open_servers(config: str) -> AsyncIterator[Toolset | None]:
-    """The config's remote servers as one pool, each tool under its server's prefix."""
+async def _open_servers(config: str) -> AsyncIterator[list[Toolset]]:
+    """The config's remote servers in one pool, each server a toolset of its tools under its
+    prefix (so a server none of whose tools could be added is refused, as before)."""
     if not _has_servers(_config_data(config)):
-        yield None
+        yield []
         return
-    from adapters.mcp_client import AskInCaller, McpClientPool, load_mcp_config
+    from adapters.mcp_client import AskInCaller, McpClientPool, ServerToolset, load_mcp_config
 
     # A remote server's question, or its request for sampling, goes to the client whose call
     # caused it; that client answers or refuses.
     asker = AskInCaller()
     servers = load_mcp_config(config)
     async with McpClientPool(servers, elicitation=asker, sampling=asker.sample) as pool:
-        yield pool
+        yield [ServerToolset(pool, server) for server in pool.servers]
 
 
-async def _servers_catalog(pool: McpClientPool, registry: ToolRegistry) -> None:
-    """The servers' resources and prompts, under the same namespaces as their tools."""
+async def _server_catalog(toolset: ServerToolset, registry: ToolRegistry) -> None:
+    """The server's resources and prompts, under the same namespace as its tools."""
     from adapters.mcp_client import register_catalog
 
-    for server in pool.servers:
-        await register_catalog(pool, registry, server, pool.config(server).tool_prefix)
+    pool, server = toolset.pool, toolset.server
+    await register_catalog(pool, registry, server, pool.config(server).tool_prefix)
 
 
 #: Every source a command line or a config names, in the order they join the registry.
@@ -201,6 +202,6 @@ SOURCES: tuple[Source, ...] = (
         _check_servers,
         _open_servers,
         on_clash="skip",
-        catalog=_servers_catalog,
+        catalog=_server_catalog,
     ),
 )

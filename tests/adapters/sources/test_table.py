@@ -131,19 +131,25 @@ async def test_remote_servers_skip_a_taken_name_and_follow_list_changes(
             assert (await registry.call("echo_sprout", {})).content == "sprout"
     warning = next(r.getMessage() for r in caplog.records if "echo_echo" in r.getMessage())
     assert "already taken" in warning and "test_table" in warning  # the tool, its holder
-    assert "prefix" in warning  # and the fix
+    assert "give MCP server 'echo' a 'prefix' in its config" in warning  # and the fix
 
 
-async def test_remote_servers_whose_every_tool_clashes_are_refused(tmp_path: Path) -> None:
-    config = write(tmp_path / "mcp.json", {"mcpServers": {"a": echo_server(prefix="")}})
+async def test_a_remote_server_whose_every_tool_clashes_is_refused(tmp_path: Path) -> None:
+    # The rule is per server, as the gateway's always was: server "b" would fit, but every
+    # tool of server "a" clashes, which is a config mistake (the same server twice, no prefix).
+    only_a = write(tmp_path / "a.json", {"mcpServers": {"a": echo_server(prefix="")}})
     first = ToolRegistry()
-    async with open_sources(first, Sources(config=config)) as [remote]:
+    async with open_sources(first, Sources(config=only_a)) as [remote]:
         registry = ToolRegistry()
         for name in remote.names:
             registry.add(first.get(name))
-        with pytest.raises(RegistrationError, match="None of the"):
-            async with open_sources(registry, Sources(config=config)):
-                pass
+    both = {"a": echo_server(prefix=""), "b": echo_server(prefix="b_")}
+    config = write(tmp_path / "both.json", {"mcpServers": both})
+    with pytest.raises(RegistrationError) as caught:
+        async with open_sources(registry, Sources(config=config)):
+            pass
+    assert "of toolset MCP server 'a'" in str(caught.value)
+    assert "give MCP server 'a' a 'prefix' in its config" in str(caught.value)
 
 
 async def test_http_tools_refuse_a_taken_name(tmp_path: Path, orders: tuple[str, Recorder]) -> None:
