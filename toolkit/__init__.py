@@ -41,6 +41,7 @@ from toolkit.spec import is_valid_name as is_valid_name
 from toolkit.tool import ArgumentProblem, InvalidArguments, Tool
 from toolkit.toolset import BaseToolset as BaseToolset
 from toolkit.toolset import Toolset
+from toolkit.toolset_kinds import as_toolset
 
 # A library only logs; the application decides where records go (no last-resort stderr output).
 logging.getLogger("toolkit").addHandler(logging.NullHandler())
@@ -79,6 +80,7 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "Toolset",
+    "as_toolset",
     "default_policy",
     "mcp_prompt",
     "mcp_resource",

@@ -26,7 +26,7 @@ from toolkit.search import Searchable
 from toolkit.settings import RegistrySettings, SettingsFields
 from toolkit.spec import ToolSpec
 from toolkit.tool import Tool
-from toolkit.toolset import Toolset
+from toolkit.toolset import OnClash, Toolset
 
 __all__ = ["ENTRY_POINT_GROUP", "ToolRegistry"]
 
@@ -167,8 +167,8 @@ class ToolRegistry(Searchable):
             if existing is tool:
                 return tool
             raise RegistrationError(
-                f"Tool name {tool.name!r} is already taken by {_source(existing)}; the new one "
-                f"comes from {_source(tool)}. Rename one (@mcp_tool(name=...) or "
+                f"Tool name {tool.name!r} is already taken by {_bindings.source_of(existing)}; the new one "
+                f"comes from {_bindings.source_of(tool)}. Rename one (@mcp_tool(name=...) or "
                 "registry.register(fn, name=...)) or register it under a namespace "
                 "(registry.scan(target, namespace='...'))."
             )
@@ -220,17 +220,22 @@ class ToolRegistry(Searchable):
         found = _scan.found_in(target, public=public, include=include, exclude=exclude)
         return _scan.register_all(found, lambda fn: self.register(fn, namespace=namespace))
 
-    async def add_toolset(self, toolset: Toolset) -> list[Tool]:
-        """Add a :class:`~toolkit.Toolset`'s tools, all or nothing, and keep them current.
+    async def add_toolset(self, toolset: Toolset, *, on_clash: OnClash = "refuse") -> list[Tool]:
+        """Add a :class:`~toolkit.Toolset`'s tools and keep them current.
+
+        Args:
+            on_clash: When a name is taken or given twice: ``"refuse"`` adds nothing and
+                raises; ``"skip"`` adds the others and logs a warning per tool left out.
 
         Raises:
-            RegistrationError: A name is taken or given twice, or the source cannot list tools.
+            RegistrationError: A name clashes (with ``"skip"``: every tool clashes), or the
+                source cannot list tools.
         """
-        return await _bindings.bind(self, toolset)
+        return await _bindings.bind(self, toolset, on_clash)
 
-    def add_toolset_sync(self, toolset: Toolset) -> list[Tool]:
+    def add_toolset_sync(self, toolset: Toolset, *, on_clash: OnClash = "refuse") -> list[Tool]:
         """:meth:`add_toolset` for sync code."""
-        return run_sync(self.add_toolset, toolset)
+        return run_sync(_bindings.bind, self, toolset, on_clash)
 
     def discover(self, group: str = ENTRY_POINT_GROUP) -> list[Tool]:
         """Register tools published by installed distributions under an entry-point group.
@@ -484,11 +489,3 @@ class ToolRegistry(Searchable):
 
 def _qualified(name: str, namespace: str | None, origin: Any) -> str:
     return check_name(f"{namespace}_{name}" if namespace else name, origin)
-
-
-def _source(tool: Tool) -> str:
-    try:
-        source = tool.spec.source
-    except Exception:
-        source = ""
-    return source or repr(tool)

@@ -21,7 +21,7 @@ import logging
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from toolkit.errors import RegistrationError
 from toolkit.pinned import PinnedTool
@@ -32,8 +32,10 @@ if TYPE_CHECKING:
     from typing import Self
 
 __all__ = [
+    "WRAPPER_FIX",
     "BaseToolset",
     "FilteredToolset",
+    "OnClash",
     "PinnedToolset",
     "PrefixedToolset",
     "RenamedToolset",
@@ -46,6 +48,17 @@ log = logging.getLogger("toolkit.toolset")
 
 #: Called with a source's complete new tool list when it changes.
 ToolsChanged = Callable[[list[Tool]], None]
+
+#: What ``registry.add_toolset`` does with a tool whose name is taken or given twice:
+#: ``"refuse"`` adds none of the toolset's tools and raises; ``"skip"`` adds the others and
+#: logs a warning naming the tool left out, the source holding the name and the fix.
+OnClash = Literal["refuse", "skip"]
+
+#: The fix for a clash that fits every toolset: the wrappers.
+WRAPPER_FIX = (
+    "Add the toolset with a prefix (toolset.prefixed('...')), rename the tool "
+    "(toolset.renamed({...})) or leave it out (toolset.filtered(...))."
+)
 
 
 @runtime_checkable
@@ -110,6 +123,11 @@ class BaseToolset(ABC):
         listeners = self._listeners_list()
         listeners.append(callback)
         return lambda: listeners.remove(callback) if callback in listeners else None
+
+    def clash_fix(self, tool: Tool) -> str:
+        """How a person keeps ``tool`` when its name is taken (for messages; a source with
+        its own configuration overrides it with that configuration's words)."""
+        return WRAPPER_FIX
 
     def _notify(self, tools: list[Tool]) -> None:
         for callback in list(self._listeners_list()):

@@ -49,7 +49,7 @@ from adapters.langgraph.tool_search import ToolSearch, search_registry
 from toolkit.options import CallOptions
 from toolkit.policy import Policy
 from toolkit.registry import ToolRegistry
-from toolkit.tool import Tool
+from toolkit.toolset_kinds import as_toolset
 
 _Graph = CompiledStateGraph[Any, Any, Any, Any]
 
@@ -65,16 +65,19 @@ STOP_NOTE = (
 def as_registry(tools: ToolRegistry | Iterable[Any]) -> ToolRegistry:
     """``tools`` itself if it is a registry, else a new registry holding them.
 
-    Items may be ``Tool`` objects (local or remote) or functions (decorated or not).
+    Each item may be anything :func:`toolkit.as_toolset` takes: a function (decorated or
+    not), a module, a class or an object with ``@mcp_tool`` methods, a ``Tool`` (local or
+    remote), a ``ToolRegistry`` (its tools) or a ``Toolset`` (an ``HttpToolset``, an open
+    ``McpClientPool``...), whose tools stay current when its list changes.
+
+    Raises:
+        RegistrationError: An item is none of those kinds, or two items give the same name.
     """
     if isinstance(tools, ToolRegistry):
         return tools
     registry = ToolRegistry()
     for item in tools:
-        if isinstance(item, Tool):
-            registry.add(item)
-        else:
-            registry.register(item)
+        registry.add_toolset_sync(as_toolset(item))
     return registry
 
 

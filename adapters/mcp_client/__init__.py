@@ -40,6 +40,7 @@ from adapters.mcp_client._oauth import (
 from adapters.mcp_client._pool import McpClientPool, ServerStatus
 from adapters.mcp_client._remote_catalog import register_catalog
 from adapters.mcp_client._remote_tool import RemoteTool, sanitize_name
+from adapters.mcp_client._server_toolset import ServerToolset
 from adapters.network import NetworkPolicy, NetworkPolicyError
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "RemoteTool",
     "SamplingHandler",
     "ServerStatus",
+    "ServerToolset",
     "browser_flow",
     "headless_flow",
     "load_mcp_config",

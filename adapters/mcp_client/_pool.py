@@ -347,10 +347,7 @@ class McpClientPool(BaseToolset, Catalog):
             RegistrationError: Every tool of the server clashes (naming both sources and the fix).
         """
         tools = self._fitting(server, await self.tools(server, prefix=prefix))
-        fix = (
-            f"To keep both, give MCP server {server!r} a 'prefix' in its config, or leave the "
-            "tool out ('exclude': [...])."
-        )
+        fix = _clash_fix(server)
         added: list[RemoteTool] = []
         clashes: list[tuple[RemoteTool, RegistrationError]] = []
         for tool in tools:
@@ -366,6 +363,10 @@ class McpClientPool(BaseToolset, Catalog):
             logger.warning("skipped tool %r of MCP server %r: %s %s", tool.name, server, clash, fix)
         self._registered[(id(registry), server)] = [t.name for t in added]
         return added
+
+    def clash_fix(self, tool: Tool) -> str:
+        """A clash fixed in the config: the server's ``prefix``, or ``exclude``."""
+        return _clash_fix(tool.server if isinstance(tool, RemoteTool) else "...")
 
     def _fitting(self, server: str, tools: list[RemoteTool]) -> list[RemoteTool]:
         """The tools whose registry names fit; the others are skipped with a warning.
@@ -393,20 +394,22 @@ class McpClientPool(BaseToolset, Catalog):
         )
         return good
 
+    def _listed(self, server: str, prefix: str) -> list[RemoteTool]:
+        """The server's tools as last listed (no request), after include/exclude."""
+        connection, config = self._by_name[server], self._configs[server]
+        return [
+            RemoteTool(connection, t, name=prefix + t.name)
+            for t in connection._tools or []
+            if _selected(t.name, config)
+        ]
+
     async def _resync(self, server: str) -> None:
         """Swap in the server's new tool list (already fetched in full) for every binding."""
-        connection, config = self._by_name[server], self._configs[server]
-        listed = connection._tools or []
         for registry, name, prefix in self._bindings:
             if name != server:
                 continue
-            remote = [
-                RemoteTool(connection, t, name=prefix + t.name)
-                for t in listed
-                if _selected(t.name, config)
-            ]
             try:
-                fresh = self._fitting(server, remote)
+                fresh = self._fitting(server, self._listed(server, prefix))
             except RegistrationError as exc:
                 logger.warning("kept the old tools of MCP server %r: %s", server, exc)
                 continue
@@ -538,3 +541,10 @@ def _selected(tool: str, config: McpServerConfig) -> bool:
     if config.include is not None and not any(fnmatch.fnmatchcase(tool, p) for p in config.include):
         return False
     return not any(fnmatch.fnmatchcase(tool, p) for p in config.exclude)
+
+
+def _clash_fix(server: str) -> str:
+    return (
+        f"To keep both, give MCP server {server!r} a 'prefix' in its config, or leave the "
+        "tool out ('exclude': [...])."
+    )

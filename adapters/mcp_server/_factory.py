@@ -13,13 +13,13 @@ stateless HTTP mode lets any process answer any request::
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import logging
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from typing import Any
 
 import anyio.to_thread
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -29,9 +29,8 @@ from adapters.mcp_server._callers import load_callers
 from adapters.mcp_server._http import DEFAULT_MAX_BODY_BYTES, http_app
 from adapters.mcp_server._log_relay import relay_info_records
 from adapters.mcp_server._server import build_server
-from adapters.mcp_server._sources import add_http_tools, serving_sources
+from adapters.sources import Sources, check_sources, open_sources, registry_for
 from toolkit.call_log import CALL_LOG_ENV, CallLog, caller_scope
-from toolkit.loader import load_registry
 from toolkit.options import CallOptions
 from toolkit.registry import ToolRegistry
 from toolkit.result import CallRecord
@@ -165,6 +164,11 @@ class AppSettings:
             call_lines=_flag(env, "TOOLKIT_CALL_LINES"),
         )
 
+    @property
+    def sources(self) -> Sources:
+        """The tool sources these settings name (see :data:`adapters.sources.SOURCES`)."""
+        return Sources(target=self.target, http_tools=self.http_tools, config=self.config)
+
     def to_env(self) -> dict[str, str]:
         """The variables that make :meth:`from_env` give these settings back."""
         env = {
@@ -258,10 +262,9 @@ def _closing(app: ASGIApp, call_log: CallLog) -> ASGIApp:
     return lifespan_aware
 
 
-def _with_sources(
-    app: ASGIApp, registry: ToolRegistry, toolsets: Sequence[Any], config: str | None
-) -> ASGIApp:
-    """``app``, with the remote servers connected and the HTTP toolsets open while it runs.
+def _with_sources(app: ASGIApp, registry: ToolRegistry, sources: Sources) -> ASGIApp:
+    """``app``, with the sources besides the TARGET (remote servers, HTTP tools) open in
+    ``registry`` while it runs.
 
     The sources open before startup completes and close before shutdown completes (after
     the calls in flight), while the server still waits for them.
@@ -272,9 +275,7 @@ def _with_sources(
             await app(scope, receive, send)
             return
         async with AsyncExitStack() as stack:
-            remote = await stack.enter_async_context(serving_sources(registry, toolsets, config))
-            if config is not None:
-                log.info("serving %d remote tools from %s", len(remote), config)
+            await stack.enter_async_context(open_sources(registry, sources))
 
             async def on_send(message: Message) -> None:
                 if message["type"] == "lifespan.shutdown.complete":
@@ -323,9 +324,12 @@ def create_app(
     settings = settings or AppSettings.from_env()
     relay_info_records()
     token = token_from_env(settings.token_env) if settings.token_env else None
-    registry = load_registry(settings.target) if settings.target else ToolRegistry()
+    sources = settings.sources
+    # The other sources open with the app; a broken file fails here, as the TARGET does.
+    others = dataclasses.replace(sources, target=None)
+    check_sources(others)
+    registry = registry_for(sources)
     metrics, call_log = observe(registry, settings)
-    toolsets, has_servers = add_http_tools(registry, settings.http_tools, settings.config)
     server = build_server(
         registry,
         name=settings.name or settings.target or "mcp-toolkit",
@@ -344,8 +348,8 @@ def create_app(
         max_body_bytes=settings.max_body_bytes,
         metrics=metrics,  # behind the same Host check and token (or callers) as /mcp
     )
-    if toolsets or has_servers:
-        app = _with_sources(app, registry, toolsets, settings.config if has_servers else None)
+    if others:
+        app = _with_sources(app, registry, others)
     if call_log is not None:
         app = _closing(_with_caller(app, settings.caller_header), call_log)
     return app

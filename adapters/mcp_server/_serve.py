@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import secrets
 import shutil
@@ -19,15 +20,13 @@ import uvicorn
 from adapters.mcp_server._auth import token_from_env
 from adapters.mcp_server._callers import load_callers
 from adapters.mcp_server._factory import AppSettings, observe
-from adapters.mcp_server._gateway import check_config
 from adapters.mcp_server._http import serve_http
 from adapters.mcp_server._log_relay import relay_info_records
 from adapters.mcp_server._rounds import STATE_KEY_ENV
 from adapters.mcp_server._server import build_server
-from adapters.mcp_server._sources import add_http_tools, serving_sources
 from adapters.mcp_server._stdio import serve_stdio
+from adapters.sources import check_sources, open_sources, registry_for
 from toolkit.call_store import open_call_store, redact_target
-from toolkit.loader import load_registry
 from toolkit.registry import ToolRegistry
 
 __all__ = ["run_workers", "serve_command"]
@@ -123,11 +122,10 @@ def serve_command(
         _say(f"Serving {what} at http://{host}:{port}/mcp with {workers} worker(s)")
         run_workers(settings, port=port, workers=workers)
         return
-    registry = load_registry(target) if target is not None else ToolRegistry()
+    others = dataclasses.replace(settings.sources, target=None)
+    check_sources(others)  # a broken file stops here, before anything starts
+    registry = target if isinstance(target, ToolRegistry) else registry_for(settings.sources)
     observe(registry, settings)
-    toolsets, config_has_servers = add_http_tools(registry, http_tools, config)
-    for toolset in toolsets:
-        _say(f"Added {len(toolset.tools)} HTTP tools")
     server_name = name or (target if isinstance(target, str) else "mcp-toolkit")
     server = build_server(
         registry,
@@ -139,10 +137,9 @@ def serve_command(
     )
 
     async def main() -> None:
-        servers = config if config_has_servers else None
-        async with serving_sources(registry, toolsets, servers) as remote:
-            if servers is not None:
-                _say(f"Added {len(remote)} remote tools from {config}")
+        async with open_sources(registry, others) as opened:
+            for source in opened:
+                _say(f"Added {source}")
             if transport == "stdio":
                 _stop_at_once_on_ctrl_c()
                 _say(
@@ -189,12 +186,7 @@ def _check_scaled(
 
 def _check_files(settings: AppSettings) -> None:
     """Load what every worker will load, so a broken file stops startup with one message."""
-    registry = load_registry(settings.target) if settings.target else ToolRegistry()
-    toolsets, has_servers = add_http_tools(registry, settings.http_tools, settings.config)
-    for toolset in toolsets:
-        toolset.close()
-    if settings.config is not None and has_servers:
-        check_config(settings.config)
+    check_sources(settings.sources)
     if settings.callers is not None:
         load_callers(settings.callers)
     if settings.call_log is not None:

@@ -46,6 +46,7 @@ SURFACE = {
     # new tool sources
     "Tool",
     "Toolset",
+    "as_toolset",
     "ToolSpec",
     "ToolAnnotations",
     "ToolOptions",

@@ -12,7 +12,7 @@ import pytest
 from mcp import Client
 
 from adapters.mcp_server import build_server
-from adapters.mcp_server._gateway import remote_tools
+from adapters.sources import Sources, open_sources
 from toolkit import ToolRegistry
 
 pytestmark = pytest.mark.anyio
@@ -31,8 +31,8 @@ async def test_cancelling_a_gateway_call_cancels_it_on_the_remote_server(tmp_pat
     }
     config.write_text(json.dumps({"mcpServers": {"remote": remote}}))
     registry = ToolRegistry()
-    async with remote_tools(registry, config) as added:
-        assert "remote_slow" in added
+    async with open_sources(registry, Sources(config=str(config))) as [remote_servers]:
+        assert "remote_slow" in remote_servers.names
         progressed = anyio.Event()
 
         async def on_progress(progress: float, total: float | None, message: str | None) -> None:
