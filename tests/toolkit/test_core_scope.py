@@ -22,7 +22,7 @@ ENTRY_MODULES = {
     "toolkit.runtime": "the public face of the core's shared event loop (toolkit._sync)",
     "toolkit.wire_log": "masks wire traffic by the core's redaction rules, as call records are",
     "toolkit.json_schema_tool": "a public tool kind, exported from toolkit as JsonSchemaTool",
-    "toolkit.object_toolset": "a public tool source, exported from toolkit as ObjectToolset",
+    "toolkit.toolset_kinds": "the one type table (as_toolset) every sink adds sources through",
 }
 
 
