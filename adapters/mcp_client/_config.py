@@ -11,9 +11,10 @@ is opened, so reprs, logs and error messages never contain the secrets they stan
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,7 +23,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from adapters._env_vars import auth_headers, expand_vars, masked, required_vars, secret_values
 
-__all__ = ["AuthConfig", "McpConfigError", "McpServerConfig", "load_mcp_config"]
+__all__ = [
+    "AuthConfig",
+    "McpConfigError",
+    "McpServerConfig",
+    "ServersArg",
+    "load_mcp_config",
+    "selected",
+    "servers_from",
+]
 
 Transport = Literal["stdio", "streamable_http", "sse"]
 
@@ -351,3 +360,37 @@ def load_mcp_config(path: str | Path) -> dict[str, McpServerConfig]:
             f"{file}: not valid {file.suffix.lstrip('.') or 'JSON'}: {exc}"
         ) from None
     return parse_servers(data, source=str(file))
+
+
+#: What a pool accepts as its servers.
+ServersArg = (
+    Mapping[str, McpServerConfig | Mapping[str, Any]] | Iterable[McpServerConfig] | str | Path
+)
+
+
+def servers_from(servers: ServersArg) -> dict[str, McpServerConfig]:
+    """The servers of a config file, a config mapping, ``{name: config}`` or configs with names."""
+    if isinstance(servers, str | Path):
+        return load_mcp_config(servers)
+    if isinstance(servers, Mapping):
+        if "mcpServers" in servers or "servers" in servers:
+            return parse_servers(servers)
+        return {
+            name: c.model_copy(update={"name": name})
+            if isinstance(c, McpServerConfig)
+            else parse_servers({"mcpServers": {name: c}})[name]
+            for name, c in servers.items()
+        }
+    out: dict[str, McpServerConfig] = {}
+    for config in servers:
+        if not config.name:
+            raise ValueError(f"{config!r} has no name; set McpServerConfig(name=...)")
+        out[config.name] = config
+    return out
+
+
+def selected(tool: str, config: McpServerConfig) -> bool:
+    """Whether ``tool`` passes the server's ``include``/``exclude`` patterns."""
+    if config.include is not None and not any(fnmatch.fnmatchcase(tool, p) for p in config.include):
+        return False
+    return not any(fnmatch.fnmatchcase(tool, p) for p in config.exclude)

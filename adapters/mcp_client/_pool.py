@@ -10,14 +10,10 @@ each tool is swapped in one step. A refresh still pending when the pool closes e
 from __future__ import annotations
 
 import contextlib
-import fnmatch
 import functools
-import html
 import logging
 import time
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Iterable
 from types import TracebackType
 from typing import Any
 
@@ -26,12 +22,13 @@ import anyio.abc
 from anyio.from_thread import BlockingPortal
 
 from adapters.mcp_client._catalog import Catalog
-from adapters.mcp_client._config import McpServerConfig, load_mcp_config, parse_servers
+from adapters.mcp_client._config import McpServerConfig, ServersArg, selected, servers_from
 from adapters.mcp_client._connection import Connection, ConnectionState
 from adapters.mcp_client._handlers import ClientHandlers, ElicitationHandler, SamplingHandler
 from adapters.mcp_client._home import HomeLoop
 from adapters.mcp_client._oauth import OAuthFlow
 from adapters.mcp_client._remote_tool import RemoteTool
+from adapters.mcp_client._status import ServerStatus, status_table
 from adapters.network import NetworkPolicy
 from toolkit.context import ToolContext
 from toolkit.errors import RegistrationError, ToolError
@@ -41,39 +38,13 @@ from toolkit.runtime import get_portal
 from toolkit.spec import is_valid_name
 from toolkit.tool import Tool
 from toolkit.toolset import BaseToolset
-from toolkit.views import html_safe, html_table
+from toolkit.views import html_safe
 
 __all__ = ["McpClientPool", "ServerStatus"]
 
-ServersArg = (
-    Mapping[str, McpServerConfig | Mapping[str, Any]] | Iterable[McpServerConfig] | str | Path
-)
 _DEFAULT = object()
 
 logger = logging.getLogger("adapters.mcp_client")
-
-
-@dataclass(frozen=True, slots=True)
-class ServerStatus:
-    """A server as the pool sees it.
-
-    Attributes:
-        name: The config key.
-        transport: ``stdio``, ``streamable_http`` or ``sse``.
-        state: ``idle`` (not connected yet), ``connecting``, ``ready``, ``failed``, ``closed``.
-        protocol_version: The negotiated MCP version, once connected.
-        tool_count: Tools listed (after include/exclude), ``None`` before the first listing.
-        error: The last connect failure's message.
-        latency_ms: Duration of the last :meth:`McpClientPool.check`, if run.
-    """
-
-    name: str
-    transport: str
-    state: ConnectionState
-    protocol_version: str | None
-    tool_count: int | None
-    error: str | None = None
-    latency_ms: float | None = None
 
 
 class McpClientPool(BaseToolset, Catalog):
@@ -125,7 +96,7 @@ class McpClientPool(BaseToolset, Catalog):
         sampling: SamplingHandler | None = None,
         oauth_flow: OAuthFlow | None = None,
     ) -> None:
-        self._configs = _configs(servers)
+        self._configs = servers_from(servers)
         self._handlers = ClientHandlers(
             elicitation=elicitation, sampling=sampling, oauth_flow=oauth_flow
         )
@@ -260,7 +231,7 @@ class McpClientPool(BaseToolset, Catalog):
             connection, config = self.connection(name), self.config(name)
             start = config.tool_prefix if prefix is _DEFAULT else str(prefix or "")
             for tool in await connection.list_tools():
-                if _selected(tool.name, config):
+                if selected(tool.name, config):
                     out.append(RemoteTool(connection, tool, name=start + tool.name))
         return out
 
@@ -400,7 +371,7 @@ class McpClientPool(BaseToolset, Catalog):
         return [
             RemoteTool(connection, t, name=prefix + t.name)
             for t in connection._tools or []
-            if _selected(t.name, config)
+            if selected(t.name, config)
         ]
 
     async def _resync(self, server: str) -> None:
@@ -449,7 +420,7 @@ class McpClientPool(BaseToolset, Catalog):
         """How ``server`` is doing, without connecting."""
         connection, config = self.connection(server), self.config(server)
         cached = connection._tools
-        count = None if cached is None else sum(_selected(t.name, config) for t in cached)
+        count = None if cached is None else sum(selected(t.name, config) for t in cached)
         return ServerStatus(
             name=server,
             transport=config.transport,
@@ -493,54 +464,7 @@ class McpClientPool(BaseToolset, Catalog):
         return html_safe("MCP client pool", self._status_html)
 
     def _status_html(self) -> str:
-        rows = []
-        for s in self.statuses():
-            state = html.escape(s.state)
-            if s.state == "failed":
-                state = f"<span style='color:#b00'>{state}</span>"
-            rows.append(
-                [
-                    f"<b>{html.escape(s.name)}</b>",
-                    html.escape(s.transport),
-                    state,
-                    html.escape(s.protocol_version or ""),
-                    "" if s.tool_count is None else str(s.tool_count),
-                    "" if s.latency_ms is None else f"{s.latency_ms:.0f} ms",
-                    f"<span style='color:#b00'>{html.escape(s.error)}</span>" if s.error else "",
-                ]
-            )
-        n = len(rows)
-        return html_table(
-            ("server", "transport", "state", "protocol", "tools", "check", "error"),
-            rows,
-            f"MCP client pool: {n} server" + ("" if n == 1 else "s"),
-        )
-
-
-def _configs(servers: ServersArg) -> dict[str, McpServerConfig]:
-    if isinstance(servers, str | Path):
-        return load_mcp_config(servers)
-    if isinstance(servers, Mapping):
-        if "mcpServers" in servers or "servers" in servers:
-            return parse_servers(servers)
-        return {
-            name: c.model_copy(update={"name": name})
-            if isinstance(c, McpServerConfig)
-            else parse_servers({"mcpServers": {name: c}})[name]
-            for name, c in servers.items()
-        }
-    out: dict[str, McpServerConfig] = {}
-    for config in servers:
-        if not config.name:
-            raise ValueError(f"{config!r} has no name; set McpServerConfig(name=...)")
-        out[config.name] = config
-    return out
-
-
-def _selected(tool: str, config: McpServerConfig) -> bool:
-    if config.include is not None and not any(fnmatch.fnmatchcase(tool, p) for p in config.include):
-        return False
-    return not any(fnmatch.fnmatchcase(tool, p) for p in config.exclude)
+        return status_table(self.statuses())
 
 
 def _clash_fix(server: str) -> str:
