@@ -23,7 +23,8 @@ ROWS = {
         "toolkit serve --workers",
         "CPU cores",
         "The clients share the",
-        "The server adds about",
+        "Our server (with --metrics) adds about",
+        "(MCPServer: ",
     ),
     "bench_cli.py": ("import toolkit", "toolkit --help", "toolkit --version", "ratio"),
     "bench_core.py": (
