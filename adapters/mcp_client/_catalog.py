@@ -1,7 +1,9 @@
 """What an MCP client pool reads besides tools: remote resources, templates and prompts.
 
-Listings are always fetched anew (the SDK's response cache is bypassed). Answers are the SDK's own types (``mcp_types.Resource``, ``ReadResourceResult``,
+Answers are the SDK's own types (``mcp_types.Resource``, ``ReadResourceResult``,
 ``GetPromptResult``), every page fetched; failures are ``ToolError`` with the pool's codes.
+Listings are always fetched anew (the SDK's response cache is bypassed): they are asked for
+at registration and after the server announced a change.
 """
 
 from __future__ import annotations

@@ -119,7 +119,7 @@ class Connection:
         self._network = NetworkPolicy.untrusted() if not config.trusted else network
         self._on_tools_changed = on_tools_changed
         self._tool_refresh = Coalesced(self._refresh)
-        #: What runs when the server's resource or prompt list changes (see :meth:`follow`).
+        #: What runs when the server's resource or prompt list changes (``followers.add``).
         self.followers = ListFollowers()
         self._lock = anyio.Lock()
         self._live: _Live | None = None
@@ -307,6 +307,8 @@ class Connection:
                 continue
             self._live, self.state, self.last_error = live, "ready", None
             self.connects += 1
+            if self.connects > 1:  # changes made while we were away were never announced
+                self.followers.missed(self._tg)
             assert live.client is not None
             return live.client
         assert error is not None

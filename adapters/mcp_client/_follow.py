@@ -94,6 +94,11 @@ class ListFollowers:
         if self.wanted(kind):
             self._runs[kind].poke(task_group)
 
+    def missed(self, task_group: anyio.abc.TaskGroup) -> None:
+        """A new connection to the server: refresh every list, whatever changed meanwhile."""
+        for kind in self._runs:
+            self.poke(kind, task_group)
+
     def _runner(self, kind: ListKind) -> Refresh:
         async def run() -> None:
             for refresh in list(self._refreshes[kind]):

@@ -142,6 +142,27 @@ async def test_a_failed_refresh_keeps_the_old_copy_with_one_warning(generation: 
 
 
 @pytest.mark.parametrize("generation", list(GENERATIONS))
+async def test_after_a_reconnect_the_copy_is_listed_again(generation: str) -> None:
+    async with McpClientPool(_servers(*GENERATIONS[generation]), grace=0.5) as pool:
+        registry = ToolRegistry()
+        await _copy(pool, registry)
+        changes = Changes(registry)
+        await registry.call("cat_add_note", {"name": "second"})
+        await changes.until(lambda: registry.resources.get("cat+notes://second") is not None)
+        crashed = await registry.call("cat_crash", {})
+        # The next call reconnects to a fresh server, which never had the note.
+        await registry.call("cat_listings", {})
+        await changes.until(lambda: registry.resources.get("cat+notes://second") is None)
+        connects = pool.connection("cat").connects
+    assert crashed.is_error
+    assert connects == 2
+    assert [r.uri for r in registry.resources.resources()] == [
+        "cat+notes://first",
+        "other+notes://first",
+    ]
+
+
+@pytest.mark.parametrize("generation", list(GENERATIONS))
 async def test_a_flood_of_announcements_is_coalesced(generation: str) -> None:
     async with McpClientPool(_servers(*GENERATIONS[generation]), grace=0.5) as pool:
         registry = ToolRegistry()

@@ -6,13 +6,14 @@ Usage: ``python catalog_server.py [--legacy]`` (stdio; ``--legacy`` serves only 
 Its tools add or drop a resource or prompt and announce it on both channels (the
 2026-07-28 listen stream and the 2025-11-25 notification); ``break_listing`` makes every
 later ``resources/list`` fail; ``flood`` announces a change many times; ``listings`` says how
-many ``resources/list`` requests it answered.
+many ``resources/list`` requests it answered; ``crash`` exits.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 from typing import Any
 
 from mcp.server import NotificationOptions
@@ -109,6 +110,12 @@ async def flood(count: int, ctx: Context) -> str:
     for _ in range(count):
         await _announce(ctx, "resources")
     return "ok"
+
+
+@server.tool()
+def crash() -> str:
+    """Exit at once, without answering (the pool reconnects to a fresh server)."""
+    os._exit(3)
 
 
 @server.tool()
