@@ -12,6 +12,7 @@ the old copy. Only entries this copy registered are ever removed.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import keyword
 import logging
@@ -36,6 +37,9 @@ __all__ = ["register_catalog"]
 log = logging.getLogger("toolkit.mcp")
 
 _VARIABLE = re.compile(r"\{(\+?)([^{}]*)\}")
+
+#: Distinct warnings remembered per copy; past it, skipped entries are logged at debug level.
+_MAX_WARNED = 1000
 
 
 def _function(
@@ -127,6 +131,8 @@ class _Copy:
     )
     #: The listings that answered at the first registration: on a refresh they must answer.
     listed: set[str] = field(default_factory=set)
+    #: The warnings given about entries left out (each is given once).
+    warned: set[str] = field(default_factory=set)
 
     async def refresh(self, kind: str) -> None:
         """Fetch list ``kind`` again and swap it in; never raises (the old copy stays)."""
@@ -159,17 +165,31 @@ class _Copy:
             ToolError: A listing that answered before failed (nothing was changed).
         """
         pool, server = self.pool, self.server
-        made: list[_Made | None]
+        build: Callable[[Any], _Made]
         if kind == "resources":
             listing = [
                 *await self._listing("resources", pool.resources(server), first),
                 *await self._listing("templates", pool.resource_templates(server), first),
             ]
-            made = [_resource(pool, server, item) for item in listing]
+            build = functools.partial(_resource, pool, server)
         else:
             listing = await self._listing("prompts", pool.prompts(server), first)
-            made = [_prompt(pool, server, self.prefix, item) for item in listing]
-        return self._swap(kind, [m for m in made if m is not None])
+            build = functools.partial(_prompt, pool, server, self.prefix)
+        made: list[_Made] = []
+        for item in listing:
+            try:
+                made.append(build(item))
+            except RegistrationError as exc:
+                self._skipped(str(exc))
+        return self._swap(kind, made)
+
+    def _skipped(self, message: str) -> None:
+        """Warn of an entry left out, once: a refresh meets the same one again."""
+        if message in self.warned or len(self.warned) >= _MAX_WARNED:
+            log.debug("MCP server %r: %s", self.server, message)
+            return
+        self.warned.add(message)
+        log.warning("MCP server %r: %s", self.server, message)
 
     async def _listing(self, name: str, fetch: Awaitable[list[Any]], first: bool) -> list[Any]:
         if first or name not in self.listed:  # a server may not serve every listing
@@ -210,17 +230,19 @@ class _Copy:
             try:
                 kept[item.key] = (item.register(self.registry), item.listed)
             except RegistrationError as exc:
-                log.warning(
-                    "MCP server %r: %s %r not re-served: %s", self.server, kind[:-1], item.key, exc
-                )
+                self._skipped(f"{kind[:-1]} {item.key!r} not re-served: {exc}")
         self.entries[kind] = kept
         return len(kept)
 
 
 def _resource(
     pool: Catalog, server: str, entry: mcp_types.Resource | mcp_types.ResourceTemplate
-) -> _Made | None:
-    """One remote resource or template, served as ``<server>+<uri>``."""
+) -> _Made:
+    """One remote resource or template, served as ``<server>+<uri>``.
+
+    Raises:
+        RegistrationError: It cannot be served (the message says why).
+    """
     if isinstance(entry, mcp_types.ResourceTemplate):
         remote = entry.uri_template
         variables = [m.group(2) for m in _VARIABLE.finditer(remote)]
@@ -236,10 +258,7 @@ def _resource(
         return [_content(f"{server}+{c.uri}", c) for c in result.contents]
 
     if not all(_identifier(v) for v in variables):
-        log.warning(
-            "MCP server %r: resource template %r not re-served (variable names)", server, remote
-        )
-        return None
+        raise RegistrationError(f"resource template {remote!r} not re-served (variable names)")
     doc = entry.description or entry.title or entry.name
     fn = _function(f"{server}_{entry.name}", [(v, True) for v in variables], doc, read)
     # The template's arguments complete as the remote server completes them.
@@ -248,8 +267,7 @@ def _resource(
     try:
         mcp_resource(served, completions=completions, mime_type=entry.mime_type)(fn)
     except RegistrationError as exc:
-        log.warning("MCP server %r: resource %r not re-served: %s", server, remote, exc)
-        return None
+        raise RegistrationError(f"resource {remote!r} not re-served: {exc}") from None
     name = f"{server}_{entry.name}"
     listed = entry.model_dump(mode="json")
     return _Made(served, lambda registry: registry.resources.register(fn, name=name), listed)
@@ -261,12 +279,15 @@ def _content(uri: str, item: Any) -> ResourceContent:
     return ResourceContent(uri=uri, mime_type=item.mime_type, text=text, blob=blob)
 
 
-def _prompt(pool: Catalog, server: str, prefix: str, prompt: mcp_types.Prompt) -> _Made | None:
-    """One remote prompt, served as ``<prefix><name>``."""
+def _prompt(pool: Catalog, server: str, prefix: str, prompt: mcp_types.Prompt) -> _Made:
+    """One remote prompt, served as ``<prefix><name>``.
+
+    Raises:
+        RegistrationError: It cannot be served (the message says why).
+    """
     arguments = [(a.name, bool(a.required)) for a in prompt.arguments or []]
     if not all(_identifier(name) for name, _ in arguments):
-        log.warning("MCP server %r: prompt %r not re-served (argument names)", server, prompt.name)
-        return None
+        raise RegistrationError(f"prompt {prompt.name!r} not re-served (argument names)")
 
     async def get(values: dict[str, str]) -> list[PromptMessage]:
         result = await pool.get_prompt(server, prompt.name, values)
@@ -278,7 +299,6 @@ def _prompt(pool: Catalog, server: str, prefix: str, prompt: mcp_types.Prompt) -
     try:
         mcp_prompt(name=prefix + prompt.name, completions=completions)(fn)
     except RegistrationError as exc:
-        log.warning("MCP server %r: prompt %r not re-served: %s", server, prompt.name, exc)
-        return None
+        raise RegistrationError(f"prompt {prompt.name!r} not re-served: {exc}") from None
     listed = prompt.model_dump(mode="json")
     return _Made(prefix + prompt.name, lambda registry: registry.prompts.register(fn), listed)

@@ -113,6 +113,30 @@ async def test_the_copy_follows_added_and_removed_resources_and_prompts(generati
     )
 
 
+async def test_a_local_entry_under_a_remote_name_stays_and_is_warned_of_once() -> None:
+    warnings = Warnings()
+    logger = logging.getLogger("toolkit.mcp")
+    logger.addHandler(warnings)
+    try:
+        async with McpClientPool(_servers(), grace=0.5) as pool:
+            registry = ToolRegistry()
+            local = registry.resources.register(_local_note, "cat+notes://second", name="mine")
+            await _copy(pool, registry)
+            changes = Changes(registry)
+            await registry.call("cat_add_note", {"name": "second"})
+            await warnings.until(1)
+            await registry.call("cat_add_note", {"name": "third"})
+            await changes.until(lambda: registry.resources.get("cat+notes://third") is not None)
+            read = await registry.resources.read("cat+notes://second")
+    finally:
+        logger.removeHandler(warnings)
+    assert registry.resources.get("cat+notes://second") is local
+    assert [c.text for c in read] == ["local"]
+    [warning] = warnings.messages  # the second refresh met the same clash and said nothing
+    assert "resource 'cat+notes://second' not re-served" in warning
+    assert "already served" in warning
+
+
 @pytest.mark.parametrize("generation", list(GENERATIONS))
 async def test_a_failed_refresh_keeps_the_old_copy_with_one_warning(generation: str) -> None:
     warnings = Warnings()
