@@ -62,7 +62,7 @@ class Coalesced:
                     logger.exception("a list_changed refresh failed")
                 if not self._again:
                     return
-                await anyio.sleep(started + self._min_gap - anyio.current_time())
+                await anyio.sleep(max(0.0, started + self._min_gap - anyio.current_time()))
         finally:
             self._running = False
 

@@ -203,7 +203,8 @@ async def test_a_flood_of_announcements_is_coalesced(generation: str) -> None:
     assert changes.count == 1
 
 
-async def test_pokes_during_a_run_make_exactly_one_more_run() -> None:
+@pytest.mark.parametrize("min_gap", [0.0, 0.1])  # 0: the run took longer than the gap
+async def test_pokes_during_a_run_make_exactly_one_more_run(min_gap: float) -> None:
     runs: list[int] = []
     started, release = anyio.Event(), anyio.Event()
 
@@ -213,7 +214,7 @@ async def test_pokes_during_a_run_make_exactly_one_more_run() -> None:
         if len(runs) == 1:
             await release.wait()
 
-    coalesced = Coalesced(job)
+    coalesced = Coalesced(job, min_gap=min_gap)
     with anyio.fail_after(5):
         async with anyio.create_task_group() as group:
             coalesced.poke(group)
