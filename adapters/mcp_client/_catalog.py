@@ -2,6 +2,8 @@
 
 Answers are the SDK's own types (``mcp_types.Resource``, ``ReadResourceResult``,
 ``GetPromptResult``), every page fetched; failures are ``ToolError`` with the pool's codes.
+Listings are always fetched anew (the SDK's response cache is bypassed): they are asked for
+at registration and after the server announced a change.
 """
 
 from __future__ import annotations
@@ -42,7 +44,9 @@ class Catalog:
         """The fixed resources ``server`` lists (``resources/list``, every page)."""
 
         async def send(client: Client) -> list[Any]:
-            return await _all(lambda c: client.list_resources(cursor=c), "resources")
+            return await _all(
+                lambda c: client.list_resources(cursor=c, cache_mode="bypass"), "resources"
+            )
 
         return await self.connection(server).request("resources/list", send)
 
@@ -51,7 +55,8 @@ class Catalog:
 
         async def send(client: Client) -> list[Any]:
             return await _all(
-                lambda c: client.list_resource_templates(cursor=c), "resource_templates"
+                lambda c: client.list_resource_templates(cursor=c, cache_mode="bypass"),
+                "resource_templates",
             )
 
         return await self.connection(server).request("resources/templates/list", send)
@@ -68,7 +73,9 @@ class Catalog:
         """The prompts ``server`` lists (``prompts/list``, every page)."""
 
         async def send(client: Client) -> list[Any]:
-            return await _all(lambda c: client.list_prompts(cursor=c), "prompts")
+            return await _all(
+                lambda c: client.list_prompts(cursor=c, cache_mode="bypass"), "prompts"
+            )
 
         return await self.connection(server).request("prompts/list", send)
 

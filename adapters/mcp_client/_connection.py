@@ -40,6 +40,7 @@ from adapters.mcp_client._asking import AskInCaller
 from adapters.mcp_client._bounded import BoundedTransport, too_large
 from adapters.mcp_client._config import McpServerConfig, expand
 from adapters.mcp_client._errors import FailureFacts, is_connection_lost, to_tool_error
+from adapters.mcp_client._follow import Coalesced, ListFollowers, announced, changed_list
 from adapters.mcp_client._handlers import ClientHandlers, client_options, oauth_for
 from adapters.mcp_client._home import HomeLoop
 from adapters.mcp_client._process import ChildProcess, stdio_transport
@@ -117,6 +118,9 @@ class Connection:
         self._grace = grace
         self._network = NetworkPolicy.untrusted() if not config.trusted else network
         self._on_tools_changed = on_tools_changed
+        self._tool_refresh = Coalesced(self._refresh)
+        #: What runs when the server's resource or prompt list changes (``followers.add``).
+        self.followers = ListFollowers()
         self._lock = anyio.Lock()
         self._live: _Live | None = None
         self._tools: list[mcp_types.Tool] | None = None
@@ -303,6 +307,8 @@ class Connection:
                 continue
             self._live, self.state, self.last_error = live, "ready", None
             self.connects += 1
+            if self.connects > 1:  # changes made while we were away were never announced
+                self.followers.missed(self._tg)
             assert live.client is not None
             return live.client
         assert error is not None
@@ -400,9 +406,12 @@ class Connection:
 
     def _handler(self, live: _Live) -> MessageHandlerFnT:
         async def handle(message: IncomingMessage) -> None:
-            if isinstance(message, mcp_types.ToolListChangedNotification):
+            kind = changed_list(message)
+            if kind == "tools":
                 # The old list stays until the new one is complete (all-or-nothing refresh).
-                self._tg.start_soon(self._refresh)
+                self._tool_refresh.poke(self._tg)
+            elif kind is not None and live.client is not None and announced(live.client)[kind]:
+                self.followers.poke(kind, self._tg)  # only lists the server said it announces
             await anyio.lowlevel.checkpoint()
 
         return handle
@@ -413,7 +422,12 @@ class Connection:
         assert client is not None
         started = False
         try:
-            async with client.listen(tools_list_changed=True) as subscription:
+            lists = announced(client)
+            async with client.listen(
+                tools_list_changed=lists["tools"],
+                resources_list_changed=lists["resources"],
+                prompts_list_changed=lists["prompts"],
+            ) as subscription:
                 started = True
                 task_status.started()
                 with anyio.CancelScope() as scope:
@@ -503,9 +517,8 @@ async def _all_pages(client: Client) -> list[mcp_types.Tool]:
 
 
 def _listens(client: Client) -> bool:
-    tools = client.server_capabilities.tools
     modern = client.protocol_version in mcp_types.version.MODERN_PROTOCOL_VERSIONS
-    return modern and bool(tools and tools.list_changed)
+    return modern and any(announced(client).values())
 
 
 def _ran_out(exc: Exception, elapsed: float, timeout: float | None) -> bool:

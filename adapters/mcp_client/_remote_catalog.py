@@ -4,15 +4,21 @@ registered in ``registry.resources`` / ``registry.prompts`` that asks the remote
 Names follow the tools' namespaces: a prompt is ``<prefix><name>`` (``ev_simple-prompt``) and a
 resource URI gets the server's key as a scheme prefix (``ev+demo://resource/1``), so two
 servers never clash and a client can tell where a resource lives.
+
+The copy follows the server: on its resources or prompts ``list_changed`` the list is fetched
+again in full and swapped in one step (entries added, removed, replaced); a failed fetch keeps
+the old copy. Only entries this copy registered are ever removed.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import keyword
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
@@ -20,10 +26,10 @@ import mcp_types
 
 from adapters.mcp_client._catalog import Catalog
 from adapters.mcp_wire import content_block
-from toolkit.errors import RegistrationError
-from toolkit.prompts import PromptMessage, mcp_prompt
+from toolkit.errors import RegistrationError, ToolError
+from toolkit.prompts import FunctionPrompt, PromptMessage, mcp_prompt
 from toolkit.registry import ToolRegistry
-from toolkit.resources import Completer, mcp_resource
+from toolkit.resources import Completer, FunctionResource, mcp_resource
 from toolkit.result import ResourceContent
 
 __all__ = ["register_catalog"]
@@ -31,6 +37,9 @@ __all__ = ["register_catalog"]
 log = logging.getLogger("toolkit.mcp")
 
 _VARIABLE = re.compile(r"\{(\+?)([^{}]*)\}")
+
+#: Distinct warnings remembered per copy; past it, skipped entries are logged at debug level.
+_MAX_WARNED = 1000
 
 
 def _function(
@@ -78,41 +87,167 @@ def _identifier(name: str) -> bool:
 async def register_catalog(
     pool: Catalog, registry: ToolRegistry, server: str, prefix: str
 ) -> tuple[int, int]:
-    """Add ``server``'s resources, templates and prompts to ``registry``.
+    """Add ``server``'s resources, templates and prompts to ``registry``, and keep them current.
 
-    Ones that cannot be served under a valid name or URI are skipped with a warning.
+    Ones that cannot be served under a valid name or URI, or whose name is taken, are skipped
+    with a warning. When the server announces that its resources or prompts changed (and said
+    it would, with ``listChanged``), that list is fetched again and swapped in: new entries
+    added, removed ones removed, changed ones replaced, all in one step, so our own server's
+    clients hear one ``list_changed``. If the fetch fails, the old entries stay (one warning).
+    Local entries and other servers' are never touched. Call it once per registry and server.
 
     Returns:
         How many resources (templates included) and prompts were added.
     """
-    resources = prompts = 0
-    for resource in await _optional(pool.resources(server)):
-        resources += _add_resource(pool, registry, server, str(resource.uri), resource, [])
-    for template in await _optional(pool.resource_templates(server)):
-        names = [m.group(2) for m in _VARIABLE.finditer(template.uri_template)]
-        resources += _add_resource(pool, registry, server, template.uri_template, template, names)
-    for prompt in await _optional(pool.prompts(server)):
-        prompts += _add_prompt(pool, registry, server, prefix, prompt)
+    copy = _Copy(pool, registry, server, prefix)
+    resources = await copy.sync("resources", first=True)
+    prompts = await copy.sync("prompts", first=True)
+    connection = pool.connection(server)
+    connection.followers.add("resources", lambda: copy.refresh("resources"))
+    connection.followers.add("prompts", lambda: copy.refresh("prompts"))
     return resources, prompts
 
 
-async def _optional(listing: Awaitable[list[Any]]) -> list[Any]:
-    """A listing, or nothing when the server does not serve that feature."""
-    try:
-        return await listing
-    except Exception as exc:
-        log.debug("a listing failed, served without it: %s", exc)
-        return []
+@dataclass(frozen=True)
+class _Made:
+    """One remote entry ready to serve: its key, how to register it, and how it was listed."""
+
+    key: str  # the served URI (or template) or prompt name
+    register: Callable[[ToolRegistry], FunctionResource | FunctionPrompt]
+    listed: dict[str, Any]
 
 
-def _add_resource(
-    pool: Catalog,
-    registry: ToolRegistry,
-    server: str,
-    remote: str,
-    entry: mcp_types.Resource | mcp_types.ResourceTemplate,
-    variables: list[str],
-) -> int:
+@dataclass
+class _Copy:
+    """One server's resources and prompts as registered in one registry."""
+
+    pool: Catalog
+    registry: ToolRegistry
+    server: str
+    prefix: str
+    #: Per list, what this copy registered by key: the registry's entry and the remote listing.
+    entries: dict[str, dict[str, tuple[Any, dict[str, Any]]]] = field(
+        default_factory=lambda: {"resources": {}, "prompts": {}}
+    )
+    #: The listings that answered at the first registration: on a refresh they must answer.
+    listed: set[str] = field(default_factory=set)
+    #: The warnings given about entries left out (each is given once).
+    warned: set[str] = field(default_factory=set)
+
+    async def refresh(self, kind: str) -> None:
+        """Fetch list ``kind`` again and swap it in; never raises (the old copy stays)."""
+        try:
+            await self.sync(kind, first=False)
+        except Exception as exc:
+            if self._closing():
+                return  # the pool is closing: the refresh no longer matters
+            message = exc.message if isinstance(exc, ToolError) else repr(exc)
+            log.warning(
+                "refreshing the %s of MCP server %r failed; the old ones stay: %s",
+                kind,
+                self.server,
+                message,
+            )
+
+    def _closing(self) -> bool:
+        try:
+            return self.pool.connection(self.server).state == "closed"
+        except RuntimeError:  # the pool is closed already
+            return True
+
+    async def sync(self, kind: str, *, first: bool) -> int:
+        """Fetch list ``kind`` in full, then bring this copy's entries in line in one step.
+
+        Returns:
+            How many entries this copy now serves.
+
+        Raises:
+            ToolError: A listing that answered before failed (nothing was changed).
+        """
+        pool, server = self.pool, self.server
+        build: Callable[[Any], _Made]
+        if kind == "resources":
+            listing = [
+                *await self._listing("resources", pool.resources(server), first),
+                *await self._listing("templates", pool.resource_templates(server), first),
+            ]
+            build = functools.partial(_resource, pool, server)
+        else:
+            listing = await self._listing("prompts", pool.prompts(server), first)
+            build = functools.partial(_prompt, pool, server, self.prefix)
+        made: list[_Made] = []
+        for item in listing:
+            try:
+                made.append(build(item))
+            except RegistrationError as exc:
+                self._skipped(str(exc))
+        return self._swap(kind, made)
+
+    def _skipped(self, message: str) -> None:
+        """Warn of an entry left out, once: a refresh meets the same one again."""
+        if message in self.warned or len(self.warned) >= _MAX_WARNED:
+            log.debug("MCP server %r: %s", self.server, message)
+            return
+        self.warned.add(message)
+        log.warning("MCP server %r: %s", self.server, message)
+
+    async def _listing(self, name: str, fetch: Awaitable[list[Any]], first: bool) -> list[Any]:
+        if first or name not in self.listed:  # a server may not serve every listing
+            try:
+                items = await fetch
+            except Exception as exc:
+                log.debug(
+                    "MCP server %r: %s not listed, served without: %s", self.server, name, exc
+                )
+                return []
+            self.listed.add(name)
+            return items
+        return await fetch
+
+    def _swap(self, kind: str, made: list[_Made]) -> int:
+        """Remove this copy's entries that are gone or changed, add the new and changed ones.
+
+        Runs without awaiting, so readers never see half a list and our own server sends one
+        ``list_changed`` for the whole swap.
+        """
+        served = self.registry.resources if kind == "resources" else self.registry.prompts
+        old, fresh = self.entries[kind], {m.key: m for m in made}
+
+        def unchanged(key: str) -> bool:
+            entry, listed = old[key]
+            same = key in fresh and fresh[key].listed == listed
+            return same and served.get(key) is entry
+
+        for key, (entry, _) in old.items():
+            # Only ours is removed: never a local entry nor another server's.
+            if not unchanged(key) and served.get(key) is entry:
+                served.remove(key)
+        kept: dict[str, tuple[Any, dict[str, Any]]] = {}
+        for item in fresh.values():
+            if item.key in old and unchanged(item.key):
+                kept[item.key] = old[item.key]
+                continue
+            try:
+                kept[item.key] = (item.register(self.registry), item.listed)
+            except RegistrationError as exc:
+                self._skipped(f"{kind[:-1]} {item.key!r} not re-served: {exc}")
+        self.entries[kind] = kept
+        return len(kept)
+
+
+def _resource(
+    pool: Catalog, server: str, entry: mcp_types.Resource | mcp_types.ResourceTemplate
+) -> _Made:
+    """One remote resource or template, served as ``<server>+<uri>``.
+
+    Raises:
+        RegistrationError: It cannot be served (the message says why).
+    """
+    if isinstance(entry, mcp_types.ResourceTemplate):
+        remote = entry.uri_template
+        variables = [m.group(2) for m in _VARIABLE.finditer(remote)]
+    else:
+        remote, variables = str(entry.uri), []
     served = f"{server}+{remote}"
 
     async def read(values: dict[str, str]) -> list[ResourceContent]:
@@ -123,10 +258,7 @@ def _add_resource(
         return [_content(f"{server}+{c.uri}", c) for c in result.contents]
 
     if not all(_identifier(v) for v in variables):
-        log.warning(
-            "MCP server %r: resource template %r not re-served (variable names)", server, remote
-        )
-        return 0
+        raise RegistrationError(f"resource template {remote!r} not re-served (variable names)")
     doc = entry.description or entry.title or entry.name
     fn = _function(f"{server}_{entry.name}", [(v, True) for v in variables], doc, read)
     # The template's arguments complete as the remote server completes them.
@@ -134,11 +266,11 @@ def _add_resource(
     completions = {v: _completer(pool, server, ref, v) for v in variables}
     try:
         mcp_resource(served, completions=completions, mime_type=entry.mime_type)(fn)
-        registry.resources.register(fn, name=f"{server}_{entry.name}")
     except RegistrationError as exc:
-        log.warning("MCP server %r: resource %r not re-served: %s", server, remote, exc)
-        return 0
-    return 1
+        raise RegistrationError(f"resource {remote!r} not re-served: {exc}") from None
+    name = f"{server}_{entry.name}"
+    listed = entry.model_dump(mode="json")
+    return _Made(served, lambda registry: registry.resources.register(fn, name=name), listed)
 
 
 def _content(uri: str, item: Any) -> ResourceContent:
@@ -147,13 +279,15 @@ def _content(uri: str, item: Any) -> ResourceContent:
     return ResourceContent(uri=uri, mime_type=item.mime_type, text=text, blob=blob)
 
 
-def _add_prompt(
-    pool: Catalog, registry: ToolRegistry, server: str, prefix: str, prompt: mcp_types.Prompt
-) -> int:
+def _prompt(pool: Catalog, server: str, prefix: str, prompt: mcp_types.Prompt) -> _Made:
+    """One remote prompt, served as ``<prefix><name>``.
+
+    Raises:
+        RegistrationError: It cannot be served (the message says why).
+    """
     arguments = [(a.name, bool(a.required)) for a in prompt.arguments or []]
     if not all(_identifier(name) for name, _ in arguments):
-        log.warning("MCP server %r: prompt %r not re-served (argument names)", server, prompt.name)
-        return 0
+        raise RegistrationError(f"prompt {prompt.name!r} not re-served (argument names)")
 
     async def get(values: dict[str, str]) -> list[PromptMessage]:
         result = await pool.get_prompt(server, prompt.name, values)
@@ -164,8 +298,7 @@ def _add_prompt(
     completions = {name: _completer(pool, server, ref, name) for name, _ in arguments}
     try:
         mcp_prompt(name=prefix + prompt.name, completions=completions)(fn)
-        registry.prompts.register(fn)
     except RegistrationError as exc:
-        log.warning("MCP server %r: prompt %r not re-served: %s", server, prompt.name, exc)
-        return 0
-    return 1
+        raise RegistrationError(f"prompt {prompt.name!r} not re-served: {exc}") from None
+    listed = prompt.model_dump(mode="json")
+    return _Made(prefix + prompt.name, lambda registry: registry.prompts.register(fn), listed)

@@ -1,40 +1,60 @@
-"""Tell connected clients that the tool list changed (``notifications/tools/list_changed``).
+"""Tell connected clients that a list changed: tools, resources or prompts (``list_changed``).
 
 Two eras, two channels: a 2026-07-28 client opens a ``subscriptions/listen`` stream and gets
 the event there (through the SDK's subscription bus); a 2025-11-25 client that completed the
-handshake on a duplex connection (stdio, stateful HTTP) gets the notification on that
-connection. Registry changes may come from any thread and in bursts (a ``scan`` adds many
-tools): they set one flag, and one broadcaster task sends one notification per burst.
+handshake on a duplex connection (stdio, stateful HTTP) gets
+``notifications/{tools,resources,prompts}/list_changed`` on that connection. Changes may come
+from any thread and in bursts (a ``scan`` adds many tools, a gateway refresh swaps a remote
+server's resources): each marks its list, and one broadcaster task sends one notification per
+changed list per burst.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ServerEvent,
+    ToolsListChanged,
+)
 
 from adapters.mcp_server._channel import session_key
 
-__all__ = ["ListChangeNotifier"]
+__all__ = ["ListChangeNotifier", "ListKind"]
 
 logger = logging.getLogger(__name__)
+
+#: The lists a server announces changes of.
+ListKind = Literal["tools", "resources", "prompts"]
+
+#: Per list: the listen-stream event and the handshake-era ``ServerSession`` method.
+_CHANNELS: dict[ListKind, tuple[Callable[[], ServerEvent], str]] = {
+    "tools": (ToolsListChanged, "send_tool_list_changed"),
+    "resources": (ResourcesListChanged, "send_resource_list_changed"),
+    "prompts": (PromptsListChanged, "send_prompt_list_changed"),
+}
 
 #: Upper bound on remembered handshake connections; the oldest is forgotten first.
 _MAX_SESSIONS = 1024
 
 
 class ListChangeNotifier:
-    """Broadcasts tool-list changes to every client that can hear them.
+    """Broadcasts list changes (tools, resources, prompts) to every client that can hear them.
 
     Args:
-        on_change: Called synchronously on every registry change (e.g. to drop a cache).
+        on_change: Called synchronously on every tool-list change (e.g. to drop a cache).
     """
 
     def __init__(self, on_change: Callable[[], None]) -> None:
@@ -47,14 +67,30 @@ class ListChangeNotifier:
         self._keys: dict[int, str] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
+        self._pending: set[ListKind] = set()
+        self._lock = threading.Lock()
         self._depth = 0
 
     def registry_changed(self) -> None:
-        """The registry's ``on_change`` callback; safe to call from any thread."""
+        """The tool registry's ``on_change`` callback; safe to call from any thread."""
         self._on_change()
+        self.changed("tools")
+
+    def changed(self, kind: ListKind) -> None:
+        """Announce that list ``kind`` changed; safe to call from any thread.
+
+        Calls before the next broadcast coalesce into one notification per list.
+        """
         loop, wake = self._loop, self._wake
-        if loop is not None and wake is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(wake.set)
+        if loop is None or wake is None or loop.is_closed():
+            return  # not serving: nobody to tell
+        with self._lock:
+            self._pending.add(kind)
+        loop.call_soon_threadsafe(wake.set)
+
+    def watcher(self, kind: ListKind) -> Callable[[], None]:
+        """A change listener announcing list ``kind`` (for ``registry.resources.on_change``)."""
+        return lambda: self.changed(kind)
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -67,6 +103,7 @@ class ListChangeNotifier:
                 self._depth -= 1
             return
         self._loop, self._wake = asyncio.get_running_loop(), asyncio.Event()
+        self._pending = set()
         try:
             async with anyio.create_task_group() as group:
                 group.start_soon(self._broadcast, self._wake)
@@ -100,11 +137,18 @@ class ListChangeNotifier:
         while True:
             await wake.wait()
             wake.clear()
-            await self.bus.publish(ToolsListChanged())
-            for key, session in list(self._sessions.items()):
-                try:
-                    await session.send_tool_list_changed()
-                except Exception:  # the connection is gone: forget it
-                    logger.debug("dropping a closed connection from list_changed broadcasts")
-                    self._sessions.pop(key, None)
-                    self._keys.pop(key, None)
+            with self._lock:
+                kinds, self._pending = self._pending, set()
+            for kind, (event, method) in _CHANNELS.items():
+                if kind in kinds:
+                    await self._send(event(), method)
+
+    async def _send(self, event: ServerEvent, method: str) -> None:
+        await self.bus.publish(event)
+        for key, session in list(self._sessions.items()):
+            try:
+                await getattr(session, method)()
+            except Exception:  # the connection is gone: forget it
+                logger.debug("dropping a closed connection from list_changed broadcasts")
+                self._sessions.pop(key, None)
+                self._keys.pop(key, None)

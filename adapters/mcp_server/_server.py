@@ -86,7 +86,8 @@ class RegistryServer(Server[Any]):
             )
         self.registry = registry
         self.changes = ListChangeNotifier(self._forget_listing)
-        #: Advertise ``listChanged`` to handshake clients (off when no connection outlives a POST).
+        #: Advertise ``listChanged`` (tools, resources, prompts) to handshake clients; off when
+        #: no connection outlives a POST (stateless HTTP), where nothing could be sent.
         self.legacy_list_changed = True
         self._page_size = page_size
         self._listing: ToolListing | None = None
@@ -128,6 +129,8 @@ class RegistryServer(Server[Any]):
         self.middleware.append(self.changes)
         self.middleware.append(state_boundary(name))
         registry.on_change(self.changes.registry_changed)
+        registry.resources.on_change(self.changes.watcher("resources"))
+        registry.prompts.on_change(self.changes.watcher("prompts"))
 
     def create_initialization_options(
         self,
@@ -135,9 +138,11 @@ class RegistryServer(Server[Any]):
         experimental_capabilities: dict[str, dict[str, Any]] | None = None,
         extensions: dict[str, dict[str, Any]] | None = None,
     ) -> InitializationOptions:
-        """As the SDK's, advertising ``tools.listChanged`` unless told otherwise."""
+        """As the SDK's, advertising ``listChanged`` for tools, resources and prompts unless told
+        otherwise (2026-07-28 clients learn it from the served ``subscriptions/listen``)."""
+        changes = self.legacy_list_changed
         options = notification_options or NotificationOptions(
-            tools_changed=self.legacy_list_changed
+            tools_changed=changes, resources_changed=changes, prompts_changed=changes
         )
         return super().create_initialization_options(options, experimental_capabilities, extensions)
 
@@ -301,8 +306,9 @@ def build_server(
     envelope) and 2025-11-25 (``initialize`` handshake).
 
     Args:
-        registry: The tools to serve. Tools added or removed later are announced with
-            ``notifications/tools/list_changed``.
+        registry: The tools to serve. Tools, resources and prompts added or removed later
+            are announced with ``notifications/{tools,resources,prompts}/list_changed`` (one
+            per list per burst of changes).
         name: ``serverInfo.name``.
         version: ``serverInfo.version``; defaults to the installed mcp-toolkit version.
         instructions: Text telling the client's model how to use these tools together.
