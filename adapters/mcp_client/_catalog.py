@@ -8,30 +8,16 @@ at registration and after the server announced a change.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import mcp_types
 from mcp import Client
 
 from adapters.mcp_client._connection import Connection
+from adapters.mcp_client._pages import all_pages
 
 __all__ = ["Catalog"]
-
-#: Most pages fetched for one listing: a server that never stops paging is cut off here.
-_MAX_PAGES = 100
-
-
-async def _all(fetch: Callable[[str | None], Awaitable[Any]], key: str) -> list[Any]:
-    items: list[Any] = []
-    cursor: str | None = None
-    for _ in range(_MAX_PAGES):
-        page = await fetch(cursor)
-        items.extend(getattr(page, key))
-        cursor = page.next_cursor
-        if not cursor:
-            break
-    return items
 
 
 class Catalog:
@@ -44,8 +30,11 @@ class Catalog:
         """The fixed resources ``server`` lists (``resources/list``, every page)."""
 
         async def send(client: Client) -> list[Any]:
-            return await _all(
-                lambda c: client.list_resources(cursor=c, cache_mode="bypass"), "resources"
+            return await all_pages(
+                lambda c: client.list_resources(cursor=c, cache_mode="bypass"),
+                "resources",
+                method="resources/list",
+                identity="uri",
             )
 
         return await self.connection(server).request("resources/list", send)
@@ -54,9 +43,11 @@ class Catalog:
         """The resource templates ``server`` lists (``resources/templates/list``)."""
 
         async def send(client: Client) -> list[Any]:
-            return await _all(
+            return await all_pages(
                 lambda c: client.list_resource_templates(cursor=c, cache_mode="bypass"),
                 "resource_templates",
+                method="resources/templates/list",
+                identity="uri_template",
             )
 
         return await self.connection(server).request("resources/templates/list", send)
@@ -73,8 +64,10 @@ class Catalog:
         """The prompts ``server`` lists (``prompts/list``, every page)."""
 
         async def send(client: Client) -> list[Any]:
-            return await _all(
-                lambda c: client.list_prompts(cursor=c, cache_mode="bypass"), "prompts"
+            return await all_pages(
+                lambda c: client.list_prompts(cursor=c, cache_mode="bypass"),
+                "prompts",
+                method="prompts/list",
             )
 
         return await self.connection(server).request("prompts/list", send)

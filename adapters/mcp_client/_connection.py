@@ -19,36 +19,32 @@ import fnmatch
 import logging
 import math
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
-from contextvars import ContextVar
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 import anyio
 import anyio.abc
-import httpx2
 import mcp_types
 from mcp import Client
 from mcp.client.session import IncomingMessage, MessageHandlerFnT
-from mcp.client.sse import sse_client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from adapters._net import pinned_transport
 from adapters.mcp_client._asking import AskInCaller
-from adapters.mcp_client._bounded import BoundedTransport, too_large
-from adapters.mcp_client._config import McpServerConfig, expand
+from adapters.mcp_client._bounded import too_large
+from adapters.mcp_client._config import McpServerConfig
 from adapters.mcp_client._errors import FailureFacts, is_connection_lost, to_tool_error
 from adapters.mcp_client._follow import Coalesced, ListFollowers, announced, changed_list
-from adapters.mcp_client._handlers import ClientHandlers, client_options, oauth_for
+from adapters.mcp_client._handlers import ClientHandlers, client_options
 from adapters.mcp_client._home import HomeLoop
+from adapters.mcp_client._http_transport import call_headers, remote_transport
+from adapters.mcp_client._pages import all_pages
 from adapters.mcp_client._process import ChildProcess, stdio_transport
 from adapters.mcp_client._sdk_private import TransportStreams
-from adapters.network import NetworkPolicy, NetworkPolicyError
+from adapters.network import NetworkPolicy
 from toolkit.context import ProgressCallback
 from toolkit.errors import ErrorCode, ToolError
-from toolkit.wire_log import httpx_event_hooks
 
 __all__ = ["Connection", "ConnectionState"]
 
@@ -57,14 +53,9 @@ _R = TypeVar("_R")
 
 ConnectionState = Literal["idle", "connecting", "ready", "failed", "closed"]
 
-#: Per-call HTTP headers (from the ToolContext allowlist). The SDK runs each POST in the
-#: sending task's context, so the request hook sees the caller's value.
-_call_headers: ContextVar[Mapping[str, str] | None] = ContextVar("mcp_call_headers", default=None)
-
 _AUTH_HEADERS = frozenset({"authorization", "x-api-key", "api-key"})
 
 
-_MAX_PAGES = 1000
 _BACKOFF = (0.1, 0.3, 1.0, 2.0)
 
 
@@ -175,7 +166,11 @@ class Connection:
         client = await self.client()
         try:
             with anyio.fail_after(self.config.connect_timeout):
-                tools = await _all_pages(client)
+                tools = await all_pages(
+                    lambda c: client.list_tools(cursor=c, cache_mode="bypass"),
+                    "tools",
+                    method="tools/list",
+                )
         except Exception as exc:
             self.last_error = await self._failure(exc, "tools/list")
             raise self.last_error from None
@@ -228,7 +223,7 @@ class Connection:
         timeout = self.config.call_timeout
         for attempt in range(2):
             client = await self.client()
-            token = _call_headers.set(dict(headers or {}))
+            token = call_headers.set(dict(headers or {}))
             started = time.monotonic()
             try:
                 # The SDK's own request clock (one cancel scope it enters anyway) keeps the
@@ -256,7 +251,7 @@ class Connection:
                     continue
                 raise self._maybe_ran(name, error) from None
             finally:
-                _call_headers.reset(token)
+                call_headers.reset(token)
         raise AssertionError("unreachable")
 
     def idempotent(self, name: str) -> bool:
@@ -362,45 +357,11 @@ class Connection:
             return stdio_transport(
                 config, live.child, grace=self._grace, redact=self._redact, on_eof=live.end
             )
-        url = expand(config.url or "")
-        try:
-            await self._network.check(url, server=config.name)
-        except NetworkPolicyError as exc:
-            raise ToolError(str(exc), code=ErrorCode.DENIED) from None
-        if config.transport == "sse":
 
-            def factory(
-                headers: dict[str, str] | None = None,
-                timeout: httpx2.Timeout | None = None,
-                auth: httpx2.Auth | None = None,
-            ) -> httpx2.AsyncClient:
-                return self._http_client(live, timeout)
+        def on_auth(status: int) -> None:
+            live.auth_status = status
 
-            return sse_client(url, headers=config.http_headers(), httpx_client_factory=factory)
-        return _http_transport(url, self._http_client(live, None), config.max_message_bytes)
-
-    def _http_client(self, live: _Live, timeout: httpx2.Timeout | None) -> httpx2.AsyncClient:
-        async def add_call_headers(request: httpx2.Request) -> None:
-            request.headers.update(_call_headers.get() or {})
-
-        async def note_auth(response: httpx2.Response) -> None:
-            if response.status_code in (401, 403):
-                live.auth_status = response.status_code
-
-        return httpx2.AsyncClient(
-            auth=oauth_for(self.config, self._handlers, self._network),
-            headers=self.config.http_headers(),
-            timeout=timeout or httpx2.Timeout(self.config.connect_timeout, read=300.0),
-            event_hooks=_with_wire_log(
-                {"request": [add_call_headers], "response": [note_auth]}, self.config.secrets()
-            ),
-            trust_env=False,
-            transport=BoundedTransport(
-                pinned_transport(self._network, server=self.config.name),
-                self.config.max_message_bytes,
-                _body_seconds(self.config),
-            ),
-        )
+        return await remote_transport(config, self._handlers, self._network, on_auth)
 
     # -- notifications ---------------------------------------------------------------------
 
@@ -498,24 +459,6 @@ class Connection:
         return f"Connection(server={self.config.name!r}, state={self.state!r}, protocol={self.protocol_version!r})"
 
 
-async def _all_pages(client: Client) -> list[mcp_types.Tool]:
-    tools: list[mcp_types.Tool] = []
-    seen: set[str] = set()
-    cursor: str | None = None
-    for _ in range(_MAX_PAGES):
-        page = await client.list_tools(cursor=cursor, cache_mode="bypass")
-        for tool in page.tools:
-            if tool.name not in seen:
-                seen.add(tool.name)
-                tools.append(tool)
-        cursor = page.next_cursor
-        if not cursor:
-            return tools
-    raise ToolError(
-        f"tools/list did not end after {_MAX_PAGES} pages", code=ErrorCode.PROTOCOL_ERROR
-    )
-
-
 def _listens(client: Client) -> bool:
     modern = client.protocol_version in mcp_types.version.MODERN_PROTOCOL_VERSIONS
     return modern and any(announced(client).values())
@@ -535,13 +478,6 @@ def _ran_out(exc: Exception, elapsed: float, timeout: float | None) -> bool:
     )
 
 
-def _body_seconds(config: McpServerConfig) -> float | None:
-    """The total deadline of reading one answer: the longest any request may wait for it."""
-    if config.call_timeout is None:
-        return None
-    return max(config.call_timeout, config.connect_timeout)
-
-
 def _session_expired(exc: BaseException) -> bool:
     return isinstance(exc, Exception) and "session terminated" in str(exc).lower()
 
@@ -549,21 +485,3 @@ def _session_expired(exc: BaseException) -> bool:
 async def _cancel_on(event: anyio.Event, scope: anyio.CancelScope) -> None:
     await event.wait()
     scope.cancel()
-
-
-@asynccontextmanager
-async def _http_transport(
-    url: str, http: httpx2.AsyncClient, limit: int
-) -> AsyncIterator[TransportStreams]:
-    # The client's transport caps whole answers; the SDK caps each event of a stream.
-    async with (
-        http,
-        streamable_http_client(url, http_client=http, max_sse_event_size=limit) as streams,
-    ):
-        yield streams
-
-
-def _with_wire_log(hooks: dict[str, list[Any]], secrets: list[str]) -> dict[str, list[Any]]:
-    """``hooks`` plus the opt-in wire debug log (``TOOLKIT_WIRE_LOG=1``), secrets masked."""
-    wire = httpx_event_hooks(secrets)
-    return {name: [*hooks.get(name, []), *wire.get(name, [])] for name in {*hooks, *wire}}
