@@ -32,7 +32,8 @@ class Opened:
     names: list[str]
 
     def __str__(self) -> str:
-        return f"{len(self.names)} tools from {self.source.name} {self.value}"
+        n = len(self.names)
+        return f"{n} tool{'' if n == 1 else 's'} from {self.source.name} {self.value}"
 
 
 def registry_for(sources: Sources) -> ToolRegistry:

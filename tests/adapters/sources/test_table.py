@@ -106,7 +106,7 @@ async def test_every_source_joins_the_targets_registry_and_closes_after(
         ]
         assert opened[0].names == ["get_order"] and opened[1].names == ["order_again"]
         assert "echo_echo" in opened[2].names
-        assert str(opened[0]) == f"1 tools from --http-tools {http_file}"
+        assert str(opened[0]) == f"1 tool from --http-tools {http_file}"
         order = {"userId": "u1", "orderId": "o5", "Authorization": "t"}
         assert "o5" in str((await registry.call("order_again", order)).content)
         assert (await registry.call("echo_echo", {"text": "hi"})).content == "hi"
