@@ -35,6 +35,7 @@ __all__ = [
     "Searchable",
     "ToolIndex",
     "ToolSearchUnavailable",
+    "embedding_text",
     "fts5_available",
     "split_name",
     "tool_fields",
@@ -177,6 +178,12 @@ def tool_fields(spec: ToolSpec) -> dict[str, str]:
         "params": " ".join(params)[:_MAX_FIELD],
         "aka": aka,
     }
+
+
+def embedding_text(spec: ToolSpec) -> str:
+    """The text of a tool that an embedder is given: its name's words, description and
+    parameters, cut at 2,000 characters."""
+    return embed_text(tool_fields(spec))
 
 
 class ToolIndex:
