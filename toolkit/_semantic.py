@@ -127,23 +127,25 @@ class SemanticIndex:
             self._dim = None
 
     def _check(self, raw: Sequence[Sequence[float]], count: int) -> list[array[float]]:
+        """Unit vectors out of what the embedder returned, or :class:`EmbedderFailed`."""
         if isinstance(raw, str | bytes) or len(raw) != count:
             got = "a string" if isinstance(raw, str | bytes) else f"{len(raw)} vectors"
-            raise EmbedderFailed(f"it returned {got} for {count} texts")
+            raise EmbedderFailed(f"returned {got} for {count} texts")
+        dim = self._dim
         out: list[array[float]] = []
         for vec in raw:
             try:
                 values = array("d", (float(x) for x in vec))
             except (TypeError, ValueError) as exc:
-                raise EmbedderFailed(f"a vector is not a sequence of numbers ({exc})") from None
-            dim = self._dim if self._dim is not None else len(values)
-            if len(values) != dim or dim == 0:
-                raise EmbedderFailed(f"its vectors have {len(values)} numbers, not {dim}")
+                raise EmbedderFailed(f"returned a vector that is not numbers ({exc})") from None
+            dim = len(values) if dim is None else dim
+            if len(values) != dim or not dim:
+                raise EmbedderFailed(f"returned a vector of {len(values)} numbers, not {dim}")
             if not all(map(math.isfinite, values)):
-                raise EmbedderFailed("a vector holds NaN or infinite values")
-            self._dim = dim
+                raise EmbedderFailed("returned NaN or infinite values")
             norm = math.sqrt(math.fsum(x * x for x in values))
             out.append(array("d", (x / norm for x in values)) if norm else values)
+        self._dim = dim
         return out
 
     def _cosines(self, query: array[float]) -> list[float]:
@@ -156,11 +158,9 @@ class SemanticIndex:
         return [round(p, _DIGITS) for p in products]
 
     def _failed(self, exc: BaseException) -> None:
+        # The vectors already checked are kept: a failed question or batch costs no re-embedding.
         self._retry_at = time.monotonic() + _RETRY_S
-        self._stale.update(self._vectors)  # embed everything again once it works
-        self._vectors.clear()
-        self._names, self._matrix, self._dim = [], None, None
-        reason = exc if isinstance(exc, EmbedderFailed) else f"it raised {exc!r}"
+        reason = exc if isinstance(exc, EmbedderFailed) else f"raised {exc!r}"
         message = (
             "search.embedder_failed: semantic tool search is off, ranking by BM25 only, "
             "because the embedder %s. Give configure_search(embedder=...) a callable that "

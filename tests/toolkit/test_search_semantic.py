@@ -160,17 +160,23 @@ def _not_numbers(texts: list[str]) -> list[Any]:
     [
         (_raises, "raised ConnectionError"),
         (_one_short, "returned 4 vectors for 5 texts"),
-        (_ragged, "vectors have 4 numbers, not 3"),
-        (_nan, "NaN"),
+        (_ragged, "returned a vector of 4 numbers, not 3"),
+        (_nan, "returned NaN or infinite values"),
         (_a_string, "returned a string"),
-        (_query_of_other_length, "vectors have 2 numbers, not 3"),
-        (_not_numbers, "not a sequence of numbers"),
+        (_query_of_other_length, "returned a vector of 2 numbers, not 3"),
+        (_not_numbers, "returned a vector that is not numbers"),
     ],
 )
 def test_a_broken_embedder_falls_back_to_bm25_with_one_warning(
     embedder: Any, reason: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    registry = _registry(embedder)
+    calls: list[int] = []
+
+    def counted(texts: list[str]) -> Any:
+        calls.append(len(texts))
+        return embedder(texts)
+
+    registry = _registry(counted)
     with caplog.at_level(logging.DEBUG, logger="toolkit.search"):
         assert _names(registry.search("refund the card payment", k=1)) == ["refund_payment"]
         assert registry.search(_TYPO) == []  # BM25 alone: nothing shares a word
@@ -180,22 +186,34 @@ def test_a_broken_embedder_falls_back_to_bm25_with_one_warning(
     message = warnings[0].getMessage()
     assert message.startswith("search.embedder_failed:") and reason in message
     assert "configure_search(embedder=...)" in message
+    # not called again at each search: the tools once, the question once if they were fine
+    assert calls == ([5, 1] if embedder is _query_of_other_length else [5])
 
 
 def test_an_embedder_that_failed_is_tried_again_later(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[int] = []
+    calls: list[list[str]] = []
 
     def flaky(texts: list[str]) -> list[list[float]]:
-        calls.append(len(texts))
-        if len(calls) == 1:
+        calls.append(texts)
+        if len(calls) in (1, 3):  # the first batch of tools, then the first question
             raise TimeoutError("busy")
         return trigram_vectors(texts)
 
+    monkeypatch.setattr(semantic, "_RETRY_S", 0.0)
     registry = _registry(flaky)
     assert registry.search(_TYPO) == []
-    assert registry.search(_TYPO) == [] and calls == [len(_TOOLS)]  # not retried at once
+    assert _names(registry.search("refund", k=1)) == ["refund_payment"]  # the question failed
+    assert _names(registry.search(_TYPO, k=1)) == ["get_weather_forecast"]
+    assert [len(texts) for texts in calls] == [len(_TOOLS), len(_TOOLS), 1, 1]
+
+
+def test_a_retry_after_vectors_of_another_length_starts_afresh(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(semantic, "_RETRY_S", 0.0)
-    registry.configure_search(embedder=flaky)
+    embedders = iter([_ragged, trigram_vectors, trigram_vectors])
+    registry = _registry(lambda texts: next(embedders)(texts))
+    assert registry.search(_TYPO) == []  # the ragged batch is refused whole
     assert _names(registry.search(_TYPO, k=1)) == ["get_weather_forecast"]
 
 
