@@ -1,4 +1,5 @@
-"""LangChain: registry tools as ``BaseTool`` objects, results as ``ToolMessage`` objects."""
+"""LangChain: registry tools as ``BaseTool`` objects, results as ``ToolMessage`` objects, and
+an ``Embeddings`` model as the embedder of tool search."""
 
 from adapters._extras import require
 
