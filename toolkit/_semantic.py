@@ -12,6 +12,8 @@ different lengths, or NaN/infinite values make search fall back to BM25 alone, w
 
 from __future__ import annotations
 
+import functools
+import importlib
 import logging
 import math
 import time
@@ -19,11 +21,6 @@ from array import array
 from collections.abc import Callable, Mapping, Sequence
 from operator import mul
 from typing import Any, Literal, Protocol
-
-try:  # numpy, when installed, does the dot products; the pure-Python path ranks the same
-    import numpy as _np
-except ImportError:  # pragma: no cover - depends on the environment
-    _np = None  # type: ignore[assignment]
 
 log = logging.getLogger("toolkit.search")
 
@@ -35,6 +32,16 @@ _RRF_K = 60  # the constant of reciprocal rank fusion (Cormack et al.)
 _MIX_WEIGHT = 0.2  # weight of BM25 (scaled to 0..1) against cosine in the "mix" fusion
 _RETRY_S = 60.0  # after a failure, the embedder is not called again for this long
 _DIGITS = 6  # cosines are rounded so that numpy and pure Python rank ties alike
+_USE_NUMPY = True  # numpy, when installed, does the dot products; pure Python ranks the same
+
+
+@functools.cache
+def _numpy() -> Any:
+    """numpy, imported on the first ranking (not with ``toolkit``), or None if not installed."""
+    try:
+        return importlib.import_module("numpy")
+    except ImportError:
+        return None
 
 
 class Embedder(Protocol):
@@ -149,10 +156,11 @@ class SemanticIndex:
         return out
 
     def _cosines(self, query: array[float]) -> list[float]:
-        if _np is not None:
+        np = _numpy() if _USE_NUMPY else None
+        if np is not None:
             if self._matrix is None:
-                self._matrix = _np.array([self._vectors[n][1] for n in self._names], dtype=float)
-            products: list[float] = (self._matrix @ _np.frombuffer(query)).tolist()
+                self._matrix = np.array([self._vectors[n][1] for n in self._names], dtype=float)
+            products: list[float] = (self._matrix @ np.frombuffer(query)).tolist()
         else:
             products = [sum(map(mul, self._vectors[n][1], query)) for n in self._names]
         return [round(p, _DIGITS) for p in products]

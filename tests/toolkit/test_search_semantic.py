@@ -230,7 +230,7 @@ def _many_tools() -> list[tuple[str, str]]:
 
 
 def test_numpy_and_pure_python_rank_alike(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert semantic._np is numpy
+    assert semantic._numpy() is numpy
     queries = ["wether forcast", "archiv the invoices", "mail mesages", "hr tiket count", "x"]
     tools = _many_tools()
 
@@ -239,7 +239,7 @@ def test_numpy_and_pure_python_rank_alike(monkeypatch: pytest.MonkeyPatch) -> No
         return [[(h.tool.name, h.score) for h in index.search(q, k=len(tools))] for q in queries]
 
     with_numpy = rankings()
-    monkeypatch.setattr(semantic, "_np", None)
+    monkeypatch.setattr(semantic, "_USE_NUMPY", False)
     pure = rankings()
     assert [[n for n, _ in r] for r in pure] == [[n for n, _ in r] for r in with_numpy]
     for ours, theirs in zip(pure, with_numpy, strict=True):
