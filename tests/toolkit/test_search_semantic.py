@@ -234,13 +234,15 @@ def test_numpy_and_pure_python_rank_alike(monkeypatch: pytest.MonkeyPatch) -> No
     queries = ["wether forcast", "archiv the invoices", "mail mesages", "hr tiket count", "x"]
     tools = _many_tools()
 
-    def rankings() -> list[list[tuple[str, float]]]:
+    def rankings(numpy_used: bool) -> list[list[tuple[str, float]]]:
         index = ToolIndex(_registry(tools=tools)._tools, embedder=trigram_vectors)
-        return [[(h.tool.name, h.score) for h in index.search(q, k=len(tools))] for q in queries]
+        found = [[(h.tool.name, h.score) for h in index.search(q, k=len(tools))] for q in queries]
+        assert isinstance(index._semantic._matrix, numpy.ndarray) is numpy_used  # type: ignore[union-attr]
+        return found
 
-    with_numpy = rankings()
+    with_numpy = rankings(numpy_used=True)
     monkeypatch.setattr(semantic, "_USE_NUMPY", False)
-    pure = rankings()
+    pure = rankings(numpy_used=False)
     assert [[n for n, _ in r] for r in pure] == [[n for n, _ in r] for r in with_numpy]
     for ours, theirs in zip(pure, with_numpy, strict=True):
         assert all(math.isclose(a[1], b[1], abs_tol=1e-9) for a, b in zip(ours, theirs))
