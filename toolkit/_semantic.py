@@ -74,7 +74,8 @@ class SemanticIndex:
 
     def __init__(self, embedder: Embedder) -> None:
         self._embedder = embedder
-        self._query = getattr(embedder, "embed_query", None)
+        query = getattr(embedder, "embed_query", None)
+        self._query = query if callable(query) else None
         self._vectors: dict[str, tuple[str, array[float]]] = {}  # name → (text, unit vector)
         self._stale: set[str] = set()
         self._dim: int | None = None
