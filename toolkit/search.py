@@ -7,6 +7,10 @@ tags, a few common synonyms of the name's verbs) and how a free-text question be
 
 The index is lazy: nothing is built until the first search, and after that only the tools
 added, removed or replaced since the last search are re-indexed.
+
+With an :class:`Embedder` (``registry.configure_search(embedder=...)``), each tool's text is
+also embedded once and every search fuses the BM25 ranking with cosine similarity to the
+question (see ``toolkit/_semantic.py``), so questions that share no word with a tool find it.
 """
 
 from __future__ import annotations
@@ -19,15 +23,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolkit._semantic import Embedder, Fusion, SemanticIndex, embed_text, fuse
 from toolkit.spec import ToolSpec
 from toolkit.tool import Tool
 
 __all__ = [
     "FIELD_WEIGHTS",
+    "Embedder",
+    "Fusion",
     "SearchHit",
     "Searchable",
     "ToolIndex",
     "ToolSearchUnavailable",
+    "embedding_text",
     "fts5_available",
     "split_name",
     "tool_fields",
@@ -124,7 +132,8 @@ class SearchHit:
 
     Attributes:
         tool: The tool found.
-        score: Its BM25 score (higher is better; only comparable within one search).
+        score: Its BM25 score, or with an embedder its fused score (higher is better; only
+            comparable within one search).
     """
 
     tool: Tool
@@ -171,8 +180,15 @@ def tool_fields(spec: ToolSpec) -> dict[str, str]:
     }
 
 
+def embedding_text(spec: ToolSpec) -> str:
+    """The text of a tool that an embedder is given: its name's words, description and
+    parameters, cut at 2,000 characters."""
+    return embed_text(tool_fields(spec))
+
+
 class ToolIndex:
-    """A BM25 index over the tools of a mapping, kept in step with it lazily.
+    """A BM25 index over the tools of a mapping, kept in step with it lazily; hybrid with an
+    embedder.
 
     The mapping is read, never written. Call :meth:`touch` with the name of every tool added,
     removed or replaced; the next :meth:`search` re-indexes just those. Safe to use from several
@@ -181,13 +197,24 @@ class ToolIndex:
     Args:
         tools: The live ``name → Tool`` mapping to index (a registry's).
         weights: BM25 weight per field (default :data:`FIELD_WEIGHTS`).
+        embedder: Also rank by meaning: each tool's name words, description and parameters
+            are embedded once (lazily, again only when they change) and every query is
+            embedded too. ``None``: BM25 only.
+        fusion: How BM25 and cosine rankings merge: ``"mix"`` (the default: 0.2 of BM25 and
+            0.8 of cosine, each scaled to 0..1 within the query) or ``"rrf"`` (reciprocal rank
+            fusion); ``docs/search.md`` has the recall of each.
 
     Raises:
         ToolSearchUnavailable: This Python's ``sqlite3`` lacks FTS5.
     """
 
     def __init__(
-        self, tools: Mapping[str, Tool], *, weights: Mapping[str, float] | None = None
+        self,
+        tools: Mapping[str, Tool],
+        *,
+        weights: Mapping[str, float] | None = None,
+        embedder: Embedder | None = None,
+        fusion: Fusion = "mix",
     ) -> None:
         self._tools = tools
         chosen = dict(FIELD_WEIGHTS if weights is None else weights)
@@ -195,6 +222,11 @@ class ToolIndex:
         if unknown:
             raise ValueError(f"Unknown search fields {sorted(unknown)}; use {list(FIELD_WEIGHTS)}")
         self._weights = tuple(float(chosen.get(f, 0.0)) for f in FIELD_WEIGHTS)
+        if fusion not in ("mix", "rrf"):
+            raise ValueError(f"Unknown fusion {fusion!r}; use 'mix' or 'rrf'")
+        self._fusion: Fusion = fusion
+        self._semantic = None if embedder is None else SemanticIndex(embedder)
+        self._texts: dict[str, str] = {}  # tool name → text to embed
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         self._rows: dict[str, int] = {}  # tool name → rowid
@@ -219,7 +251,8 @@ class ToolIndex:
             tags: Only tools carrying at least one of these tags.
 
         Returns:
-            Hits, best first; empty when no word of the query matches any tool.
+            Hits, best first; empty when no word of the query matches any tool (with an
+            embedder: only for a query of stop words alone).
         """
         if k <= 0:
             return []
@@ -230,18 +263,30 @@ class ToolIndex:
         wanted = None if tags is None else set(tags)
         weights = ", ".join(repr(w) for w in self._weights)
         sql = f"SELECT rowid, bm25(tools, {weights}) AS r FROM tools WHERE tools MATCH ? ORDER BY r"
+        limit = k if self._semantic is None else max(k, _FUSED_DEPTH)
         hits: list[SearchHit] = []
         with self._lock:
             db = self._sync()
-            rows = db.execute(sql if wanted is not None else f"{sql} LIMIT {int(k)}", (match,))
-            for rowid, rank in rows:
-                tool = self._indexed[rowid]
+            rows = db.execute(sql if wanted is not None else f"{sql} LIMIT {int(limit)}", (match,))
+            lexical = [(self._indexed[rowid], -float(rank)) for rowid, rank in rows]
+            ranking = self._fused(query, lexical)
+            for tool, score in ranking:
                 if wanted is not None and not (wanted & tool.spec.tags):
                     continue
-                hits.append(SearchHit(tool, -float(rank)))
+                hits.append(SearchHit(tool, score))
                 if len(hits) >= k:
                     break
         return hits
+
+    def _fused(self, query: str, lexical: list[tuple[Tool, float]]) -> list[tuple[Tool, float]]:
+        """BM25's ranking, fused with cosine similarity when there is a working embedder."""
+        if self._semantic is None:
+            return lexical
+        cosine = self._semantic.scores(query, self._texts.get)
+        if cosine is None:  # the embedder failed (logged): BM25 alone
+            return lexical
+        order = fuse([(t.name, s) for t, s in lexical], cosine, self._fusion)
+        return [(self._indexed[self._rows[name]], score) for name, score in order]
 
     def __len__(self) -> int:
         with self._lock:
@@ -280,6 +325,9 @@ class ToolIndex:
             self._next_row += 1
             self._rows[tool.name] = row
             self._indexed[row] = tool
+            if self._semantic is not None:
+                self._texts[tool.name] = embed_text(fields)
+                self._semantic.mark(tool.name)
             batch.append((row, *(fields[f] for f in FIELD_WEIGHTS)))
         marks = ", ".join("?" * (len(FIELD_WEIGHTS) + 1))
         self._db.executemany(f"INSERT INTO tools(rowid, {_COLUMNS}) VALUES ({marks})", batch)
@@ -287,12 +335,16 @@ class ToolIndex:
     def _delete(self, name: str) -> None:
         assert self._db is not None
         row = self._rows.pop(name, None)
+        if self._semantic is not None:
+            self._texts.pop(name, None)
+            self._semantic.mark(name)
         if row is not None:
             del self._indexed[row]
             self._db.execute("DELETE FROM tools WHERE rowid = ?", (row,))
 
 
 _COLUMNS = ", ".join(FIELD_WEIGHTS)
+_FUSED_DEPTH = 100  # BM25 hits that take part in fusion with the cosine ranking
 
 
 class Searchable:
@@ -308,8 +360,9 @@ class Searchable:
         """The ``k`` tools that best match ``query``, best first, over every source.
 
         A BM25 ranking (SQLite FTS5) of each tool's name split into words, description,
-        parameters and tags. The index is built on the first search and follows every later
-        add, remove and refresh (a remote server's ``list_changed``). See ``docs/search.md``.
+        parameters and tags, fused with semantic similarity when :meth:`configure_search` gave
+        an embedder. The index is built on the first search and follows every later add,
+        remove and refresh (a remote server's ``list_changed``). See ``docs/search.md``.
 
         Args:
             query: Free text: the user's question, a task, keywords or a tool name.
@@ -329,6 +382,30 @@ class Searchable:
         import anyio.to_thread
 
         return await anyio.to_thread.run_sync(lambda: self.search(query, k=k, tags=tags))
+
+    def configure_search(
+        self,
+        *,
+        embedder: Embedder | None = None,
+        weights: Mapping[str, float] | None = None,
+        fusion: Fusion = "mix",
+    ) -> None:
+        """Set how :meth:`search` ranks from now on (the index is rebuilt on the next search).
+
+        Args:
+            embedder: Rank by meaning too: any callable from a list of texts to one vector per
+                text (a sentence-transformers model's ``encode``,
+                ``adapters.langchain.embedder(...)`` around a LangChain ``Embeddings``).
+                Each tool is embedded once, lazily. ``None``: BM25 only.
+            weights: BM25 weight per field (default :data:`FIELD_WEIGHTS`).
+            fusion: ``"mix"`` (weighted scores) or ``"rrf"`` (reciprocal rank fusion); see
+                :class:`ToolIndex`.
+
+        Example:
+            >>> registry = ToolRegistry()  # doctest: +SKIP
+            >>> registry.configure_search(embedder=model.encode)  # doctest: +SKIP
+        """
+        self._index = ToolIndex(self._tools, weights=weights, embedder=embedder, fusion=fusion)
 
     @property
     def search_index(self) -> ToolIndex:

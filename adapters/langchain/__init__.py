@@ -1,4 +1,5 @@
-"""LangChain: registry tools as ``BaseTool`` objects, results as ``ToolMessage`` objects."""
+"""LangChain: registry tools as ``BaseTool`` objects, results as ``ToolMessage`` objects, and
+an ``Embeddings`` model as the embedder of tool search."""
 
 from adapters._extras import require
 
@@ -10,6 +11,7 @@ from adapters.langchain.approval import (
     interrupt_approver,
     to_approval,
 )
+from adapters.langchain.embeddings import LangChainEmbedder, embedder
 from adapters.langchain.injection import ContextKeys, Injection, find_injections
 from adapters.langchain.messages import result_artifact, result_content, to_tool_message
 from adapters.langchain.resources import prompt_messages, resource_documents
@@ -22,10 +24,12 @@ from adapters.langchain.tool_images import (
 __all__ = [
     "ContextKeys",
     "Injection",
+    "LangChainEmbedder",
     "RegistryTool",
     "approval_payload",
     "build_context",
     "call_options",
+    "embedder",
     "find_injections",
     "images_out_of_tool_messages",
     "interrupt_approver",

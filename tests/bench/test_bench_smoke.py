@@ -44,6 +44,7 @@ ROWS = {
         "tokens per turn",
         "search median / serialize every spec",
         "index build / build input schemas",
+        "semantic",  # the rows, or the line saying that the model is not installed
     ),
     "bench_http.py": (
         "template render, 100 items",

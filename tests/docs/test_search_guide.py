@@ -49,5 +49,5 @@ def test_the_guide_prints_what_it_shows(program: str, tmp_path: Path) -> None:
     assert done.stdout.splitlines() == _printed(program)
 
 
-def test_the_guide_has_its_three_programs() -> None:
-    assert len(_programs()) == 3
+def test_the_guide_has_its_four_programs() -> None:
+    assert len(_programs()) == 4
