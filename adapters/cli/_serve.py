@@ -65,6 +65,14 @@ def serve_cli(
             "instead of every tool.",
         ),
     ] = None,
+    search_embedder: Annotated[
+        str | None,
+        typer.Option(
+            metavar="MODULE:ATTR",
+            help="Rank --tool-search by meaning too: a function from texts to vectors (or a "
+            "function without arguments that returns one), e.g. myapp.search:embed.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the tools of TARGET as an MCP server."""
     try:
@@ -86,6 +94,7 @@ def serve_cli(
             allow_destructive=tuple(allow_destructive or ()),
             callers=callers,
             tool_search=tool_search,
+            search_embedder=search_embedder,
         )
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)

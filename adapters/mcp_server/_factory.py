@@ -26,6 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from adapters.mcp_server._auth import token_from_env
 from adapters.mcp_server._callers import load_callers
+from adapters.mcp_server._embedder import load_embedder
 from adapters.mcp_server._http import DEFAULT_MAX_BODY_BYTES, http_app
 from adapters.mcp_server._log_relay import relay_info_records
 from adapters.mcp_server._server import build_server
@@ -102,6 +103,8 @@ class AppSettings:
             request must carry one of its tokens.
         tool_search: ``TOOLKIT_TOOL_SEARCH``: list a search tool, a call tool and this many
             most-used tools instead of every tool.
+        search_embedder: ``TOOLKIT_SEARCH_EMBEDDER``: ``module:attribute`` of an embedder (or
+            of a factory of one) that ranks the search tool by meaning as well as words.
         call_lines: ``TOOLKIT_CALL_LINES=1``: one line per call on stderr (tool, code,
             milliseconds, ref), as ``toolkit serve`` prints; each worker writes its own.
     """
@@ -123,6 +126,7 @@ class AppSettings:
     allow_destructive: tuple[str, ...] = ()
     callers: str | None = None
     tool_search: int | None = None
+    search_embedder: str | None = None
     call_lines: bool = False
 
     @classmethod
@@ -161,6 +165,7 @@ class AppSettings:
             trace_arguments=_flag(env, "TOOLKIT_OTEL_ARGUMENTS"),
             caller_header=env.get("TOOLKIT_CALLER_HEADER") or None,
             tool_search=_int(env, "TOOLKIT_TOOL_SEARCH", None),
+            search_embedder=env.get("TOOLKIT_SEARCH_EMBEDDER", "").strip() or None,
             call_lines=_flag(env, "TOOLKIT_CALL_LINES"),
         )
 
@@ -192,9 +197,26 @@ class AppSettings:
             CALL_LOG_ENV: self.call_log,
             "TOOLKIT_CALLER_HEADER": self.caller_header,
             "TOOLKIT_TOOL_SEARCH": None if self.tool_search is None else str(self.tool_search),
+            "TOOLKIT_SEARCH_EMBEDDER": self.search_embedder,
         }
         env.update({k: v for k, v in optional.items() if v is not None})
         return env
+
+
+def search_by_meaning(registry: ToolRegistry, settings: AppSettings) -> None:
+    """Give the registry's search the embedder ``settings`` name, if any.
+
+    Raises:
+        ValueError: The embedder is named without ``tool_search``, or cannot be loaded.
+    """
+    if settings.search_embedder is None:
+        return
+    if settings.tool_search is None:
+        raise ValueError(
+            "--search-embedder ranks the search tool that --tool-search K lists: add "
+            "--tool-search (TOOLKIT_TOOL_SEARCH), or leave the embedder out."
+        )
+    registry.configure_search(embedder=load_embedder(settings.search_embedder))
 
 
 def log_call_line(record: CallRecord) -> None:
@@ -329,6 +351,7 @@ def create_app(
     others = dataclasses.replace(sources, target=None)
     check_sources(others)
     registry = registry_for(sources)
+    search_by_meaning(registry, settings)
     metrics, call_log = observe(registry, settings)
     server = build_server(
         registry,

@@ -19,7 +19,8 @@ import uvicorn
 
 from adapters.mcp_server._auth import token_from_env
 from adapters.mcp_server._callers import load_callers
-from adapters.mcp_server._factory import AppSettings, observe
+from adapters.mcp_server._embedder import load_embedder
+from adapters.mcp_server._factory import AppSettings, observe, search_by_meaning
 from adapters.mcp_server._http import serve_http
 from adapters.mcp_server._log_relay import relay_info_records
 from adapters.mcp_server._rounds import STATE_KEY_ENV
@@ -53,6 +54,7 @@ def serve_command(
     allow_destructive: tuple[str, ...] = (),
     callers: str | Path | None = None,
     tool_search: int | None = None,
+    search_embedder: str | None = None,
 ) -> None:
     """Serve the tools of ``target`` until the client hangs up (stdio) or Ctrl-C (http).
 
@@ -80,6 +82,8 @@ def serve_command(
             must carry one of its tokens.
         tool_search: List a search tool, a call tool and this many most-used tools instead
             of every tool (``None``: list every tool).
+        search_embedder: ``module:attribute`` of an embedder (or of a factory of one) that
+            ranks the search tool by meaning as well as words; needs ``tool_search``.
 
     Raises:
         ValueError: ``transport`` is unknown, ``token_env`` is set for stdio or names an empty
@@ -113,6 +117,7 @@ def serve_command(
         allow_destructive=allow_destructive,
         callers=None if callers is None else str(callers),
         tool_search=tool_search,
+        search_embedder=search_embedder,
         call_lines=True,  # in every mode, each worker writing its own
     )
     if workers > 1 or metrics or (call_log and transport == "http"):
@@ -125,6 +130,7 @@ def serve_command(
     others = dataclasses.replace(settings.sources, target=None)
     check_sources(others)  # a broken file stops here, before anything starts
     registry = target if isinstance(target, ToolRegistry) else registry_for(settings.sources)
+    search_by_meaning(registry, settings)
     observe(registry, settings)
     server_name = name or (target if isinstance(target, str) else "mcp-toolkit")
     server = build_server(
@@ -187,6 +193,10 @@ def _check_scaled(
 def _check_files(settings: AppSettings) -> None:
     """Load what every worker will load, so a broken file stops startup with one message."""
     check_sources(settings.sources)
+    if settings.search_embedder is not None:  # imported, not built: each worker builds its own
+        if settings.tool_search is None:
+            search_by_meaning(ToolRegistry(), settings)  # raises the message that says why
+        load_embedder(settings.search_embedder, build=False)
     if settings.callers is not None:
         load_callers(settings.callers)
     if settings.call_log is not None:

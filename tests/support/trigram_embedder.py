@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import zlib
+from collections.abc import Callable
 
 DIMENSIONS = 512
 _WORD = re.compile(r"[a-z0-9]+")
@@ -26,3 +27,8 @@ def trigram_vector(text: str) -> list[float]:
 def trigram_vectors(texts: list[str]) -> list[list[float]]:
     """One trigram vector per text: an ``Embedder``."""
     return [trigram_vector(text) for text in texts]
+
+
+def build() -> Callable[[list[str]], list[list[float]]]:
+    """A factory of the embedder, as ``--search-embedder`` accepts one (a model to load)."""
+    return trigram_vectors
