@@ -28,29 +28,17 @@ class Catalog:
 
     async def resources(self, server: str) -> list[mcp_types.Resource]:
         """The fixed resources ``server`` lists (``resources/list``, every page)."""
-
-        async def send(client: Client) -> list[Any]:
-            return await all_pages(
-                lambda c: client.list_resources(cursor=c, cache_mode="bypass"),
-                "resources",
-                method="resources/list",
-                identity="uri",
-            )
-
-        return await self.connection(server).request("resources/list", send)
+        return await self._listing(server, "resources/list", "list_resources", "resources", "uri")
 
     async def resource_templates(self, server: str) -> list[mcp_types.ResourceTemplate]:
         """The resource templates ``server`` lists (``resources/templates/list``)."""
-
-        async def send(client: Client) -> list[Any]:
-            return await all_pages(
-                lambda c: client.list_resource_templates(cursor=c, cache_mode="bypass"),
-                "resource_templates",
-                method="resources/templates/list",
-                identity="uri_template",
-            )
-
-        return await self.connection(server).request("resources/templates/list", send)
+        return await self._listing(
+            server,
+            "resources/templates/list",
+            "list_resource_templates",
+            "resource_templates",
+            "uri_template",
+        )
 
     async def read_resource(self, server: str, uri: str) -> mcp_types.ReadResourceResult:
         """The contents at ``uri`` on ``server`` (``resources/read``)."""
@@ -62,15 +50,7 @@ class Catalog:
 
     async def prompts(self, server: str) -> list[mcp_types.Prompt]:
         """The prompts ``server`` lists (``prompts/list``, every page)."""
-
-        async def send(client: Client) -> list[Any]:
-            return await all_pages(
-                lambda c: client.list_prompts(cursor=c, cache_mode="bypass"),
-                "prompts",
-                method="prompts/list",
-            )
-
-        return await self.connection(server).request("prompts/list", send)
+        return await self._listing(server, "prompts/list", "list_prompts", "prompts", "name")
 
     async def get_prompt(
         self, server: str, name: str, arguments: dict[str, str] | None = None
@@ -100,3 +80,19 @@ class Catalog:
             return list(result.completion.values)
 
         return await self.connection(server).request("completion/complete", send)
+
+    async def _listing(
+        self, server: str, method: str, call: str, key: str, identity: str
+    ) -> list[Any]:
+        """Every page of one listing, fetched anew (the SDK's cache bypassed)."""
+
+        async def send(client: Client) -> list[Any]:
+            fetch = getattr(client, call)
+            return await all_pages(
+                lambda cursor: fetch(cursor=cursor, cache_mode="bypass"),
+                key,
+                method=method,
+                identity=identity,
+            )
+
+        return await self.connection(server).request(method, send)
