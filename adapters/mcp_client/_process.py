@@ -235,6 +235,21 @@ async def stop_process(process: anyio.abc.Process, grace: float, marker: str = "
         if stream is not None:
             with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 await stream.aclose()
+    _close_transport(process)
+
+
+def _close_transport(process: anyio.abc.Process) -> None:
+    """Close asyncio's transport of the process now, on the loop that owns it.
+
+    asyncio closes it by itself once it has handled the exit and the EOF of both pipes, a loop
+    turn or more after the exit. A pool closed in the last turns of ``anyio.run`` would leave it
+    to the garbage collector, which closes it after the loop is gone (an "Event loop is closed"
+    unraisable exception, and the pipes' descriptors held until then). anyio gives no public
+    handle on it; on another backend there is nothing here to close.
+    """
+    transport = getattr(getattr(process, "_process", None), "_transport", None)
+    if transport is not None and not transport.is_closing():
+        transport.close()
 
 
 async def _exited(process: anyio.abc.Process, timeout: float) -> bool:
