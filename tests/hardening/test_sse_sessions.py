@@ -16,6 +16,7 @@ import pytest
 
 from adapters.mcp_server import build_server, http_app, load_callers
 from tests.support.serving import serving
+from tests.support.sse import sse_events
 from toolkit import ToolRegistry, mcp_tool
 
 VERSION = "2025-11-25"
@@ -29,18 +30,6 @@ PRIVATE = "PAYROLL-ROW-4242"
 def admin_report() -> str:
     """The private report only the admin asked for."""
     return f"report: {PRIVATE}"
-
-
-def _events(lines: Iterator[str]) -> Iterator[dict[str, str]]:
-    event: dict[str, str] = {}
-    for line in lines:
-        if not line:
-            if event:
-                yield event
-            event = {}
-            continue
-        field, _, value = line.partition(":")
-        event[field] = value[1:] if value.startswith(" ") else value
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +76,7 @@ def _admin_call(client: httpx.Client, headers: dict[str, str]) -> list[dict[str,
     """The admin's call over SSE: its events (priming event and result), ids included."""
     call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "admin_report"}}
     with client.stream("POST", "/mcp", json=call, headers=headers) as response:
-        events = list(_events(response.iter_lines()))
+        events = list(sse_events(response.iter_lines()))
     assert any(PRIVATE in e.get("data", "") for e in events)
     return events
 
@@ -100,7 +89,7 @@ def _resume(client: httpx.Client, headers: dict[str, str], last_id: str) -> tupl
     quiet = httpx.Timeout(20, read=2)  # a stream left open with nothing more to say ends here
     with client.stream("GET", "/mcp", headers=resume, timeout=quiet) as response:
         try:
-            for event in _events(response.iter_lines()):
+            for event in sse_events(response.iter_lines()):
                 seen.append(json.dumps(event))
                 if '"result"' in event.get("data", ""):
                     break

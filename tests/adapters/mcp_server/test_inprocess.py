@@ -12,6 +12,7 @@ from mcp.shared.exceptions import MCPError
 
 from adapters.mcp_server import ERROR_META_KEY, build_server
 from tests.support import served_registry
+from tests.support.listing import tool_names_and_pages
 
 pytestmark = pytest.mark.anyio
 
@@ -120,16 +121,7 @@ async def test_a_cancelled_call_stops_the_tool(mode: str) -> None:
 async def test_pages_follow_the_cursor_and_a_bad_cursor_is_refused(mode: str) -> None:
     registry = served_registry.numbered(25)
     async with Client(build_server(registry, page_size=10), mode=mode) as client:
-        names: list[str] = []
-        cursor: str | None = None
-        pages = 0
-        while True:
-            page = await client.list_tools(cursor=cursor)
-            names += [tool.name for tool in page.tools]
-            pages += 1
-            cursor = page.next_cursor
-            if cursor is None:
-                break
+        names, pages = await tool_names_and_pages(client)
         with pytest.raises(MCPError) as caught:
             await client.list_tools(cursor="not-a-cursor")
     assert names == registry.names()

@@ -14,23 +14,11 @@ import pytest
 from adapters.mcp_server import BoundedEventStore, SessionChannel, build_server, http_app
 from tests.support import served_registry
 from tests.support.serving import serving
+from tests.support.sse import sse_events
 from toolkit import ToolContext, ToolRegistry, mcp_tool
 
 VERSION = "2025-11-25"
 ACCEPT = "application/json, text/event-stream"
-
-
-def _events(lines: Iterator[str]) -> Iterator[dict[str, str]]:
-    """SSE events as dicts of their fields (``id``, ``data``, ``retry``...)."""
-    event: dict[str, str] = {}
-    for line in lines:
-        if not line:
-            if event:
-                yield event
-            event = {}
-            continue
-        field, _, value = line.partition(":")
-        event[field] = value[1:] if value.startswith(" ") else value
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +63,7 @@ def test_a_lost_stream_resumes_with_the_missed_progress_and_the_result(base: str
         seen: list[dict[str, str]] = []
         with client.stream("POST", "/mcp", json=call, headers=headers) as response:
             assert response.headers["content-type"].startswith("text/event-stream")
-            for event in _events(response.iter_lines()):
+            for event in sse_events(response.iter_lines()):
                 seen.append(event)
                 if len(seen) == 2:  # the priming event and the first progress
                     break  # the connection drops here, mid-call
@@ -89,7 +77,7 @@ def test_a_lost_stream_resumes_with_the_missed_progress_and_the_result(base: str
             headers={**headers, "Accept": "text/event-stream", "Last-Event-ID": first["id"]},
         ) as again:
             assert again.status_code == 200
-            for event in _events(again.iter_lines()):
+            for event in sse_events(again.iter_lines()):
                 if event.get("data"):
                     resumed.append(json.loads(event["data"]))
                     if resumed[-1].get("id") == 7:
@@ -113,7 +101,7 @@ def test_stateless_servers_keep_no_events() -> None:
         }
         headers = {"Accept": ACCEPT, "mcp-protocol-version": VERSION}
         response = httpx.post(f"{url}/mcp", json=call, headers=headers, timeout=20)
-    events = list(_events(iter(response.text.splitlines())))
+    events = list(sse_events(iter(response.text.splitlines())))
     assert all("id" not in e for e in events)
 
 
@@ -166,7 +154,7 @@ def test_a_tool_hands_its_stream_back_and_the_client_polls_for_the_result() -> N
         headers = _session(client)
         with client.stream("POST", "/mcp", json=call, headers=headers) as response:
             lines = list(response.iter_lines())  # ends early: the tool closed it
-        events = list(_events(iter(lines)))
+        events = list(sse_events(iter(lines)))
         assert [e["data"] for e in events] == [""], "only the priming event before the close"
         result: dict[str, Any] = {}
         with client.stream(
@@ -174,7 +162,7 @@ def test_a_tool_hands_its_stream_back_and_the_client_polls_for_the_result() -> N
             "/mcp",
             headers={**headers, "Accept": "text/event-stream", "Last-Event-ID": events[0]["id"]},
         ) as again:
-            for event in _events(again.iter_lines()):
+            for event in sse_events(again.iter_lines()):
                 if event.get("data") and json.loads(event["data"]).get("id") == 3:
                     result = json.loads(event["data"])
                     break
@@ -187,5 +175,5 @@ def test_an_older_client_keeps_its_stream() -> None:
     with serving(_hand_back_server()) as url, httpx.Client(base_url=url, timeout=20) as client:
         headers = _session(client, "2025-03-26")
         answer = client.post("/mcp", json=call, headers=headers)
-    data = [e["data"] for e in _events(iter(answer.text.splitlines())) if e.get("data")]
+    data = [e["data"] for e in sse_events(iter(answer.text.splitlines())) if e.get("data")]
     assert json.loads(data[-1])["result"]["content"][0]["text"] == "stream closed early: False"

@@ -26,6 +26,7 @@ from tests.adapters.mcp_server.test_callers import (
     whoami,
 )
 from tests.support import served_registry
+from tests.support.listing import tool_names_and_pages
 from toolkit import ToolRegistry
 
 pytestmark = pytest.mark.anyio
@@ -41,19 +42,6 @@ def _params(*args: str) -> StdioServerParameters:
     )
 
 
-async def _all_names(client: Client) -> tuple[list[str], int]:
-    names: list[str] = []
-    cursor: str | None = None
-    pages = 0
-    while True:
-        page = await client.list_tools(cursor=cursor)
-        names += [tool.name for tool in page.tools]
-        pages += 1
-        cursor = page.next_cursor
-        if cursor is None:
-            return names, pages
-
-
 def _text(result: Any) -> str:
     return "".join(c.text for c in result.content if isinstance(c, types.TextContent))
 
@@ -62,7 +50,7 @@ def _text(result: Any) -> str:
 async def test_the_cli_lists_search_and_call_and_found_tools_are_called_by_name(mode: str) -> None:
     params = _params(TARGET, "--tool-search", "0", "--page-size", "1")
     async with Client(params, mode=mode) as client:
-        names, pages = await _all_names(client)
+        names, pages = await tool_names_and_pages(client)
         found = await client.call_tool("search_tools", {"query": "warehouse bin code", "limit": 2})
         direct = await client.call_tool("find_bin", {"code": "B-7"})
         wrapped = await client.call_tool(
@@ -82,15 +70,15 @@ async def test_the_cli_lists_search_and_call_and_found_tools_are_called_by_name(
 async def test_the_most_used_tools_are_listed_and_paging_covers_both_modes() -> None:
     registry = served_registry.numbered(30)
     async with Client(build_server(registry, page_size=7), mode="legacy") as client:
-        every, pages = await _all_names(client)
+        every, pages = await tool_names_and_pages(client)
         assert every == registry.names() and pages == 5
     server = build_server(registry, page_size=2, tool_search=2)
     async with Client(server, mode="legacy") as client:
-        assert (await _all_names(client))[0] == ["search_tools", "call_tool"]
+        assert (await tool_names_and_pages(client))[0] == ["search_tools", "call_tool"]
         for name, times in (("tool_7", 3), ("tool_3", 2), ("tool_9", 1)):
             for _ in range(times):
                 await client.call_tool(name, {"text": "x"})
-        names, pages = await _all_names(client)
+        names, pages = await tool_names_and_pages(client)
     assert names == ["search_tools", "call_tool", "tool_7", "tool_3"] and pages == 2
 
 
