@@ -41,7 +41,7 @@ def _skus(read: list[int], threads: list[str], release: threading.Event) -> Tool
 
 
 async def test_a_sync_completer_runs_off_the_loop_and_is_read_only_as_far_as_sent() -> None:
-    read, threads, release = [0], [], threading.Event()
+    read, threads, release = [0], list[str](), threading.Event()
     async with Client(build_server(_skus(read, threads, release))) as client:
         found = await client.complete(TEMPLATE, {"name": "sku", "value": "A-"})
     assert found.completion.values == [f"A-{n}" for n in range(100)]
@@ -51,7 +51,7 @@ async def test_a_sync_completer_runs_off_the_loop_and_is_read_only_as_far_as_sen
 
 
 async def test_a_completer_past_its_deadline_is_a_timeout_and_the_server_goes_on() -> None:
-    read, threads, release = [0], [], threading.Event()
+    read, threads, release = [0], list[str](), threading.Event()
     try:
         async with Client(build_server(_skus(read, threads, release))) as client:
             with pytest.raises(MCPError) as late:
