@@ -6,6 +6,7 @@ import importlib
 import inspect
 import pkgutil
 from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
 from importlib.metadata import entry_points
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -17,6 +18,7 @@ from toolkit.resources import RESOURCE_ATTRIBUTE
 
 if TYPE_CHECKING:
     from toolkit.prompts import PromptRegistry
+    from toolkit.registry import ToolRegistry
     from toolkit.resources import ResourceRegistry
 
 T = TypeVar("T")
@@ -79,6 +81,25 @@ def scan_served(
         resources.scan_object(target)
         prompts.scan_object(target)
     return target
+
+
+@contextmanager
+def all_or_nothing(registry: ToolRegistry) -> Iterator[None]:
+    """Undo what the block added to ``registry`` (tools, resources, prompts) if it raises: a
+    scan that fails part-way leaves the registry as it was."""
+    tools = set(registry.names())
+    resources = {r.uri for r in registry.resources}
+    prompts = {p.name for p in registry.prompts}
+    try:
+        yield
+    except BaseException:
+        for name in [n for n in registry.names() if n not in tools]:
+            registry.remove(name)
+        for uri in [r.uri for r in registry.resources if r.uri not in resources]:
+            registry.resources.remove(uri)
+        for name in [p.name for p in registry.prompts if p.name not in prompts]:
+            registry.prompts.remove(name)
+        raise
 
 
 def entry_point_values(group: str) -> Iterator[Any]:
@@ -160,19 +181,29 @@ def methods_of_object(
 
     Decorated methods always; with ``public``, every other method its classes define too,
     except names with a leading underscore (dunders included), properties and other
-    descriptors, and what built-in bases such as ``object`` or ``dict`` bring. ``include``
-    keeps only the names listed, ``exclude`` leaves names out; a name that is no method of
-    the object is a :class:`RegistrationError` (a typo would otherwise pass unnoticed).
+    descriptors, and what built-in bases such as ``object`` or ``dict`` bring.
+
+    Rule: ``public`` takes undecorated methods only from the object's own class and its bases
+    from the same project (the top-level package of the class's module): a subclass of
+    ``httpx.Client``, ``threading.Thread`` or a pydantic model offers its own methods, never
+    ``get``/``send``/``start``/``model_validate`` of the library, unless ``include`` names
+    them. ``include`` keeps only the names listed, ``exclude`` leaves names out; a name that
+    is no method of the object is a :class:`RegistrationError` (a typo would otherwise pass
+    unnoticed).
     """
     is_class = inspect.isclass(obj)
     owner = obj if is_class else type(obj)
+    home = _project(owner)
     found: dict[str, Any] = {}
+    foreign: set[str] = set()  # undecorated methods of a base from another project
     for klass in owner.__mro__:
         if klass.__module__ == "builtins":
             continue
         for name, raw in vars(klass).items():
             if name not in found and _offered(name, raw, public):
                 found[name] = raw
+                if _project(klass) != home and definition_of(raw) is None:
+                    foreign.add(name)
     wanted = (*(include or ()), *exclude)
     unknown = [n for n in wanted if n not in found]
     if unknown:
@@ -181,7 +212,11 @@ def methods_of_object(
             f"{'is' if len(unknown) == 1 else 'are'} not among its methods. Methods found: "
             f"{', '.join(found) or '(none)'}."
         )
-    chosen = [n for n in found if (include is None or n in include) and n not in set(exclude)]
+    chosen = [
+        n
+        for n in found
+        if (n in include if include is not None else n not in foreign) and n not in set(exclude)
+    ]
     if is_class:
         needs_instance = [n for n in chosen if inspect.isfunction(found[n])]
         if needs_instance:
@@ -194,6 +229,11 @@ def methods_of_object(
             )
     for name in chosen:
         yield name, getattr(obj, name)
+
+
+def _project(cls: type) -> str:
+    """The top-level package of the module defining ``cls`` (``httpx`` for ``httpx.Client``)."""
+    return str(getattr(cls, "__module__", "") or "").partition(".")[0]
 
 
 def _offered(name: str, raw: Any, public: bool) -> bool:

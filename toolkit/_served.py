@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from types import ModuleType
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from toolkit.schema import FunctionSchema
 
 __all__ = [
+    "COMPLETION_TIMEOUT",
     "MAX_COMPLETIONS",
     "Completer",
     "Runner",
@@ -37,6 +39,9 @@ Completer = Callable[[str, Mapping[str, str]], Iterable[str] | Awaitable[Iterabl
 
 #: The protocol's limit on the values of one completion answer.
 MAX_COMPLETIONS = 100
+
+#: Seconds a completer may take (a resource's or prompt's shorter ``timeout`` wins).
+COMPLETION_TIMEOUT = 10.0
 
 
 class Runner:
@@ -144,22 +149,68 @@ class Runner:
                 code=ErrorCode.TIMEOUT,
             ) from None
         except Exception as exc:
-            raise processor.process(exc).error from exc
+            raise processor.process(_without_paths(exc)).error from exc
         return value
 
     async def complete(self, argument: str, value: str, context: Mapping[str, str]) -> list[str]:
         """Candidates for ``argument`` starting from ``value`` (at most 100).
 
         From the parameter's completer if it has one, else from its ``Literal``/``Enum`` choices
-        (those starting with ``value``), else none.
+        (those starting with ``value``), else none. A completer runs as a function does: a sync
+        one in a worker thread, never on the event loop, and within
+        :data:`COMPLETION_TIMEOUT` (or the function's own shorter timeout); what it returns is
+        read only up to :data:`MAX_COMPLETIONS` items (a generator is never drained).
+
+        Raises:
+            ToolError: ``TIMEOUT`` when the completer takes too long; else its own failure.
         """
         completer = self.completers.get(argument)
-        if completer is not None:
-            found = completer(value, context)
-            if inspect.isawaitable(found):
-                found = await found
-            return [str(v) for v in list(found)[:MAX_COMPLETIONS]]
-        return completions_from(self.parameters.get(argument, {}), value)
+        if completer is None:
+            return completions_from(self.parameters.get(argument, {}), value)
+        limit = (
+            COMPLETION_TIMEOUT if self.timeout is None else min(self.timeout, COMPLETION_TIMEOUT)
+        )
+        try:
+            with anyio.fail_after(limit):
+                if inspect.iscoroutinefunction(completer):
+                    found: Any = await completer(value, context)
+                else:
+                    found = await run_awaitable(_called_and_read, completer, value, context)
+                    if not inspect.isawaitable(found):
+                        return found  # type: ignore[no-any-return]
+                    found = await found
+                return await run_awaitable(_first, found)  # type: ignore[no-any-return]
+        except TimeoutError:
+            raise ToolError(
+                f"Completing {argument!r} of the {self.kind} {self.label!r} took longer than "
+                f"{limit} seconds.",
+                code=ErrorCode.TIMEOUT,
+            ) from None
+
+
+def _first(found: Iterable[Any]) -> list[str]:
+    """At most :data:`MAX_COMPLETIONS` items of ``found``, as text; the rest is never read."""
+    return [str(v) for v in itertools.islice(found, MAX_COMPLETIONS)]
+
+
+def _called_and_read(completer: Completer, value: str, context: Mapping[str, str]) -> Any:
+    """In a worker thread: the completer's candidates, or the awaitable it returned."""
+    found = completer(value, context)
+    return found if inspect.isawaitable(found) else _first(found)
+
+
+def _without_paths(exc: Exception) -> Exception:
+    """``exc`` without the local paths an ``OSError`` names (``[Errno 21] Is a directory:
+    '/srv/docs/..'`` becomes ``[Errno 21] Is a directory``): the client learns what failed,
+    not where this server keeps its files. Same type, so the processor's rules still match."""
+    if not isinstance(exc, OSError) or (exc.filename is None and exc.filename2 is None):
+        return exc
+    try:
+        bare = type(exc)(exc.errno, exc.strerror)
+    except Exception:  # a subclass with its own constructor
+        bare = OSError(exc.errno, exc.strerror)
+    bare.__traceback__ = exc.__traceback__
+    return bare
 
 
 def completions_from(schema: Mapping[str, Any], value: str) -> list[str]:

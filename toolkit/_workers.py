@@ -8,6 +8,11 @@ Each worker waits on a lock of its own, so the caller hands a call to one known 
 keep it on its own CPU while the call is short (:mod:`toolkit._cpu`): the hand-off then costs
 about 5 µs of CPU instead of the 45-50 µs of two wake-ups across CPUs on a virtual machine.
 
+Rule: at most :data:`MAX_ABANDONED_WORKERS` abandoned threads (calls still running after their
+caller gave up: a timeout, a cancellation) exist at once. Past that, a call that needs a new
+thread is not started: it fails at once with ``OVERLOADED``, and calls run again as soon as
+a stuck function returns. Hung functions cannot grow the process one thread per call.
+
 * :func:`run_blocking` — the sync entry point with a timeout: the caller's thread waits on a
   lock, for at most the timeout.
 * :func:`run_awaitable` — the async entry point: the event loop is woken when the function
@@ -33,8 +38,12 @@ from typing import Any
 import anyio.to_thread
 
 from toolkit import _cpu
+from toolkit.errors import ErrorCode, ToolError
 
-__all__ = ["run_awaitable", "run_blocking"]
+__all__ = ["MAX_ABANDONED_WORKERS", "abandoned_workers", "run_awaitable", "run_blocking"]
+
+#: Threads still running a call whose caller gave up, at most; past it calls fail ``OVERLOADED``.
+MAX_ABANDONED_WORKERS = 32
 
 _IDLE_SECONDS = 30.0
 #: A call still running after this many seconds lets its worker leave the caller's CPU.
@@ -42,7 +51,17 @@ _PINNED_SECONDS = 0.002
 
 
 class _Job:
-    __slots__ = ("args", "context", "done", "error", "fn", "notify", "result")
+    __slots__ = (
+        "abandoned",
+        "args",
+        "context",
+        "done",
+        "error",
+        "finished",
+        "fn",
+        "notify",
+        "result",
+    )
 
     def __init__(
         self,
@@ -55,6 +74,7 @@ class _Job:
         self.result: Any = None
         self.error: BaseException | None = None
         self.done: Any = None
+        self.finished = self.abandoned = False  # both under _guard
         if notify is None:
             self.done = _thread.allocate_lock()
             self.done.acquire()
@@ -110,6 +130,9 @@ class _Worker:
                 job.error = exc
             with _guard:  # idle before the caller wakes, so its next call finds this worker
                 _idle.append(self)
+                job.finished = True
+                if job.abandoned:
+                    _abandoned[0] -= 1
             if job.notify is not None:
                 with contextlib.suppress(RuntimeError):  # the caller's loop is closed
                     job.notify()
@@ -121,6 +144,21 @@ class _Worker:
 _guard = threading.Lock()
 #: Idle workers, the one that finished last at the end (it is likely on the caller's CPU).
 _idle: list[_Worker] = []
+#: How many workers run a call whose caller gave up (one cell, changed under _guard).
+_abandoned = [0]
+
+
+def abandoned_workers() -> int:
+    """How many worker threads are still running a call whose caller gave up."""
+    return _abandoned[0]
+
+
+def _abandon(job: _Job) -> None:
+    """The caller stops waiting for ``job``: count its worker until the function returns."""
+    with _guard:
+        if not job.finished and not job.abandoned:
+            job.abandoned = True
+            _abandoned[0] += 1
 
 
 def _forget_workers() -> None:
@@ -128,6 +166,7 @@ def _forget_workers() -> None:
     global _guard
     _guard = threading.Lock()
     _idle.clear()
+    _abandoned[0] = 0
 
 
 if hasattr(os, "register_at_fork"):
@@ -138,7 +177,15 @@ def _submit(job: _Job) -> _Worker:
     cpu = _cpu.current_cpu()
     with _guard:
         worker = _idle.pop() if _idle else None
+        stuck = _abandoned[0]
     if worker is None:
+        if stuck >= MAX_ABANDONED_WORKERS:
+            raise ToolError(
+                f"Not started: {stuck} earlier calls are still running past their timeout. "
+                "Try again later; if it persists, the functions that hang need fixing.",
+                code=ErrorCode.OVERLOADED,
+                retryable=False,
+            )
         worker = _Worker()
     worker.hand(job, cpu)
     return worker
@@ -164,9 +211,11 @@ def run_blocking(timeout: float, fn: Callable[..., Any], *args: Any) -> tuple[bo
             finished = done.acquire(timeout=timeout)
     except BaseException:  # Ctrl-C in the waiting thread: the function finishes alone
         worker.free()
+        _abandon(job)
         raise
     if not finished:
         worker.free()
+        _abandon(job)
         return False, None
     return True, job.outcome()
 
@@ -195,6 +244,7 @@ async def run_awaitable(fn: Callable[..., Any], *args: Any) -> Any:
             await future
         except BaseException:
             worker.free()
+            _abandon(job)
             raise
         finally:
             if timer is not None:

@@ -39,6 +39,8 @@ class ErrorCode(StrEnum):
     """A remote server answered something the protocol does not allow."""
     NOT_FOUND = "NOT_FOUND"
     """A resource or prompt that was asked for does not exist."""
+    OVERLOADED = "OVERLOADED"
+    """Too many earlier calls still hang past their timeout: nothing new is started for now."""
 
 
 #: Codes for which, by default, trying the same call again can help.

@@ -3,12 +3,18 @@
 TARGET is a module or package name (``adapters.demo.warehouse``), ``module:attribute`` (a
 ``ToolRegistry``, a function, a class, an object, or a zero-argument factory that returns one of
 these), a path to a ``.py`` file or a package directory, or ``path/to/file.py:attribute``.
+
+Rule: a module (or file) that holds its own ``ToolRegistry`` is served as that registry, with
+its settings, list changes and resources: the one called ``registry``, else the only one it
+defines. Only a module without one is scanned for decorated functions. Either way the log says
+which object was served.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import inspect
+import logging
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -20,6 +26,8 @@ from toolkit.errors import RegistrationError
 from toolkit.registry import ToolRegistry
 
 __all__ = ["load_registry", "load_target"]
+
+log = logging.getLogger("toolkit")
 
 
 def load_target(target: str) -> Any:
@@ -63,6 +71,10 @@ def load_registry(target: str | Any) -> ToolRegistry:
             ) from exc
     if isinstance(value, ToolRegistry):
         return value
+    if isinstance(value, ModuleType):
+        own = _own_registry(value, target)
+        if own is not None:
+            return own
     registry = ToolRegistry()
     if callable(value) and not isinstance(value, type) and hasattr(value, "__code__"):
         registry.register(value)
@@ -74,6 +86,25 @@ def load_registry(target: str | Any) -> ToolRegistry:
             "ToolRegistry with module:attribute."
         )
     return registry
+
+
+def _own_registry(module: ModuleType, target: Any) -> ToolRegistry | None:
+    """The registry ``module`` holds (``registry``, else its only one), logged; else ``None``."""
+    found = {k: v for k, v in vars(module).items() if isinstance(v, ToolRegistry)}
+    name = "registry" if "registry" in found else next(iter(found)) if len(found) == 1 else None
+    if name is None:
+        if found:
+            log.warning(
+                "%s holds several registries (%s) and none is called 'registry': scanning the "
+                "module for @mcp_tool functions instead. Name one: %s:%s.",
+                target,
+                ", ".join(found),
+                target,
+                next(iter(found)),
+            )
+        return None
+    log.info("serving %s:%s, the module's own registry", target, name)
+    return found[name]
 
 
 def _is_factory(value: Any) -> bool:

@@ -206,7 +206,9 @@ class ToolRegistry(Searchable):
                 decorated methods, bound to it).
             namespace: Prefix for every name found.
             public: For an instance or a class: also every undecorated method its classes
-                define, as if decorated (not: ``_names``, dunders, properties, built-in bases').
+                define, as if decorated (not: ``_names``, dunders, properties, nor the methods
+                of bases from another package, such as ``httpx.Client``'s, unless ``include``
+                names them).
             include: For an instance or a class: only these method names.
             exclude: For an instance or a class: leave these method names out.
 
@@ -214,11 +216,13 @@ class ToolRegistry(Searchable):
             The tools added, in a stable order.
 
         Raises:
-            RegistrationError: A name is taken, a method cannot be a tool or is not there.
+            RegistrationError: A name is taken, a method cannot be a tool or is not there;
+                nothing found in ``target`` stays registered then.
         """
-        target = _scan.scan_served(target, self.resources, self.prompts)
-        found = _scan.found_in(target, public=public, include=include, exclude=exclude)
-        return _scan.register_all(found, lambda fn: self.register(fn, namespace=namespace))
+        with _scan.all_or_nothing(self):  # a scan that fails part-way adds nothing
+            target = _scan.scan_served(target, self.resources, self.prompts)
+            found = _scan.found_in(target, public=public, include=include, exclude=exclude)
+            return _scan.register_all(found, lambda fn: self.register(fn, namespace=namespace))
 
     async def add_toolset(self, toolset: Toolset, *, on_clash: OnClash = "refuse") -> list[Tool]:
         """Add a :class:`~toolkit.Toolset`'s tools and keep them current.

@@ -221,11 +221,15 @@ class FunctionResource:
 
         Raises:
             ToolError: ``NOT_FOUND`` (the URI does not match), ``INVALID_PARAMS`` (a value the
-                parameter's type refuses), ``TIMEOUT``, or the function's failure.
+                parameter's type refuses, or one that would leave its path: see
+                :mod:`toolkit.path_values`), ``TIMEOUT``, or the function's failure.
         """
         values = self.template.match(uri)
         if values is None:
             raise ToolError(f"{uri!r} is not a URI of {self.uri!r}.", code=ErrorCode.NOT_FOUND)
+        problem = self.template.problem(values)
+        if problem is not None:
+            raise ToolError(f"{uri!r} is refused: {problem}.", code=ErrorCode.INVALID_PARAMS)
         value = await self.runner.run(
             values, processor=processor or ExceptionProcessor(), context=context
         )

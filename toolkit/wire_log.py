@@ -7,7 +7,8 @@ values of known secrets).
 
 Rule: a target URL is masked as call records are, by the default scrubber: credentials in its
 query string (``api_key=``, ``access_token=``, ``token=``, ``key=``, ``secret=``,
-``password=``, ``sig=``…) and a password in its user part never reach the log. HTTP endpoint tools and remote MCP servers call :func:`log_exchange`
+``password=``, ``sig=``…) and a password in its user part never reach the log. A query value
+masked in the URL is masked everywhere else on the line too (bodies that echo it included). HTTP endpoint tools and remote MCP servers call :func:`log_exchange`
 or hand :func:`httpx_event_hooks` to their ``httpx`` client.
 
 Example:
@@ -24,6 +25,7 @@ import time
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any
+from urllib.parse import unquote_plus, urlsplit
 
 from toolkit._redact import MASK, is_secret_name, redact_arguments, redact_text, scrub_secrets
 
@@ -125,6 +127,9 @@ def log_exchange(
     """
     if not wire_log_enabled():
         return
+    # A secret in the URL's query is masked wherever it shows up on the line (a body that
+    # echoes the request, an error quoting the key), not only in the URL.
+    secrets = (*secrets, *_query_secrets(target))
     target = redact_text(scrub_secrets(target), secrets)
     sent = request_size if request_size is not None else _size(request_body)
     got = response_size if response_size is not None else _size(response_body)
@@ -152,6 +157,18 @@ def log_exchange(
             }
         },
     )
+
+
+def _query_secrets(target: str) -> list[str]:
+    """The values in ``target``'s query string that the scrubber masks there, as written and
+    decoded (``?api_key=k%2B1`` gives ``k%2B1`` and ``k+1``)."""
+    query = urlsplit(target).query if "?" in target else ""
+    found: list[str] = []
+    for pair in query.split("&"):
+        _, eq, value = pair.partition("=")
+        if eq and value and scrub_secrets(f"?{pair}") != f"?{pair}":
+            found.extend({value, unquote_plus(value)})
+    return found
 
 
 def _size(body: bytes | str | None) -> int | None:

@@ -11,6 +11,7 @@ from urllib.parse import quote
 from adapters.http._config import HttpToolConfig, expand
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode, ToolError
+from toolkit.path_values import path_value_problem
 
 __all__ = ["BuiltRequest", "build_request"]
 
@@ -102,10 +103,11 @@ def _query_values(value: Any) -> list[str]:
 
 def _path_segment(name: str, value: Any) -> str:
     text = _scalar(value)
-    if text in ("", ".", "..") or "../" in text or "..\\" in text or text.endswith("/.."):
+    problem = path_value_problem(text, segment=False)
+    if problem is not None:
         raise ToolError(
-            f"{name}: {text!r} is not a valid path value (empty, '.', '..' and '../' are refused "
-            "because they would change the endpoint's path)",
+            f"{name}: {text!r} is not a valid path value: it {problem} (empty, '.', NUL and "
+            "'..' segments are refused because they would change the endpoint's path)",
             code=ErrorCode.INVALID_PARAMS,
         )
     return quote(text, safe="")

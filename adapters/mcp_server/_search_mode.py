@@ -4,6 +4,11 @@
 matches for a query), ``call_tool`` (for clients that can only call listed tools) and,
 optionally, the ``top`` tools called most often so far. Every registered tool can still be
 called by its own name, through the registry as usual.
+
+Rule: what goes wrong inside the meta tools is the model's to fix, so it comes back as an
+``isError`` result with a code (``INVALID_PARAMS`` for a search without a query or a
+``call_tool`` without a name, ``TOOL_NOT_FOUND`` with the closest names for an unknown name),
+never as a protocol error the client may not show the model.
 """
 
 from __future__ import annotations
@@ -13,11 +18,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
-
 from adapters.mcp_server._wire import tool_entry
-from toolkit import ToolRegistry
+from toolkit import ErrorCode, ToolError, ToolRegistry
 
 __all__ = ["CALL_TOOL", "SEARCH_TOOL", "SearchMode"]
 
@@ -100,15 +102,13 @@ class SearchMode:
         """The entries of the tools that best match the search's ``query``.
 
         Raises:
-            MCPError: ``INVALID_PARAMS`` when the arguments do not fit the search's schema.
+            ToolError: ``INVALID_PARAMS`` when the arguments do not fit the search's schema.
         """
         query, limit = arguments.get("query"), arguments.get("limit", self.found)
         if not isinstance(query, str) or not query.strip():
-            raise MCPError(INVALID_PARAMS, f"{SEARCH_TOOL} needs a 'query': the task in words.")
+            raise _invalid(f"{SEARCH_TOOL} needs a 'query': the task in words.")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= _MAX_FOUND:
-            raise MCPError(
-                INVALID_PARAMS, f"'limit' must be a whole number from 1 to {_MAX_FOUND}."
-            )
+            raise _invalid(f"'limit' must be a whole number from 1 to {_MAX_FOUND}.")
         return [tool_entry(t.spec) for t in registry.search(query, k=limit)]
 
     @staticmethod
@@ -134,13 +134,17 @@ class SearchMode:
         """The tool name and arguments a ``call_tool`` call carries.
 
         Raises:
-            MCPError: ``INVALID_PARAMS`` when ``name`` or ``arguments`` are missing or wrong.
+            ToolError: ``INVALID_PARAMS`` when ``name`` or ``arguments`` are missing or wrong.
         """
         name, inner = arguments.get("name"), arguments.get("arguments")
         if not isinstance(name, str) or not name:
-            raise MCPError(INVALID_PARAMS, f"{CALL_TOOL} needs 'name': a tool from {SEARCH_TOOL}.")
+            raise _invalid(f"{CALL_TOOL} needs 'name': a tool from {SEARCH_TOOL}.")
         if inner is None:
             inner = {}
         if not isinstance(inner, dict):
-            raise MCPError(INVALID_PARAMS, f"{CALL_TOOL}'s 'arguments' must be a JSON object.")
+            raise _invalid(f"{CALL_TOOL}'s 'arguments' must be a JSON object.")
         return name, inner
+
+
+def _invalid(message: str) -> ToolError:
+    return ToolError(message, code=ErrorCode.INVALID_PARAMS)

@@ -39,10 +39,11 @@ from adapters.mcp_server._wire import tool_entry
 from adapters.mcp_wire import call_result
 from toolkit.call_log import caller_scope
 from toolkit.context import ToolContext
-from toolkit.errors import ErrorCode
+from toolkit.errors import ErrorCode, ToolError
 from toolkit.invoker import new_call_id
 from toolkit.options import CallOptions
 from toolkit.registry import ToolRegistry
+from toolkit.result import ToolResult
 from toolkit.spec import ToolSpec
 
 __all__ = ["RegistryServer", "build_server"]
@@ -214,15 +215,21 @@ class RegistryServer(Server[Any]):
         call_id = new_call_id()
         name, arguments = params.name, params.arguments or {}
         search = self._search
-        if search is not None and search.handles(name, self.registry):
-            if name == SEARCH_TOOL:
-                # The first search builds the index (and every schema): off the event loop.
-                found = await anyio.to_thread.run_sync(search.search, self.registry, arguments)
-                if self.callers is not None:
-                    values = {**_caller_values(ctx), **self._caller(ctx)}
-                    found = await visible_entries(self.registry, found, values, self._scoped.policy)
-                return search.result(found, str(arguments["query"]))
-            name, arguments = search.unwrap(arguments)
+        meta = search is not None and search.handles(name, self.registry)
+        if search is not None and meta:
+            try:
+                if name == SEARCH_TOOL:
+                    # The first search builds the index (and every schema): off the event loop.
+                    found = await anyio.to_thread.run_sync(search.search, self.registry, arguments)
+                    if self.callers is not None:
+                        values = {**_caller_values(ctx), **self._caller(ctx)}
+                        found = await visible_entries(
+                            self.registry, found, values, self._scoped.policy
+                        )
+                    return search.result(found, str(arguments["query"]))
+                name, arguments = search.unwrap(arguments)
+            except ToolError as error:  # the model's to fix: a result it reads
+                return call_result(ToolResult.failure(error, tool=name, call_id=call_id), None)
         rounds = Rounds.of(ctx.protocol_version, params)
         channel = SessionChannel(
             ctx, self._log_levels, scrub=self.registry.processor.scrub, rounds=rounds
@@ -250,8 +257,9 @@ class RegistryServer(Server[Any]):
                     )
         except InputRequired as needed:  # a 2026-07-28 client answers, then calls again
             return needed.result()
-        if result.code is ErrorCode.TOOL_NOT_FOUND:
-            # The spec makes an unknown tool a protocol error, not a tool result.
+        if result.code is ErrorCode.TOOL_NOT_FOUND and not meta:
+            # The spec makes an unknown tool a protocol error, not a tool result; a name given
+            # to call_tool is an argument, so the model reads the error and picks another.
             raise MCPError(INVALID_PARAMS, result.content, data={"code": result.code.value})
         return call_result(result, self._spec(result.tool or name))
 

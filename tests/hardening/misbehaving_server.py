@@ -1,6 +1,6 @@
 """A raw JSON-RPC MCP server over stdio that misbehaves on request (no SDK, so nothing is tidied).
 
-Run: ``python misbehaving_server.py LOG_DIR [bad-names]``. Every ``tools/call`` appends one line to
+Run: ``python misbehaving_server.py LOG_DIR [bad-names] [templates]``. Every ``tools/call`` appends one line to
 ``LOG_DIR/<tool>.log`` before it does anything else, so tests count side effects on disk.
 
 Tools:
@@ -10,6 +10,9 @@ Tools:
     announce: sends ``notifications/tools/list_changed``; later lists carry bad names.
     huge: answers with one line of ``size`` bytes.
     spawn: starts a grandchild (``setsid`` when ``detach``) that sleeps; writes its pid.
+
+With ``templates`` it also serves resource templates, one of them ambiguous
+(``x://{a}{b}{c}{d}{e}{f}{g}{h}!``), and reads any URI as its own text.
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ from pathlib import Path
 from typing import Any
 
 LOG = Path(sys.argv[1])
-STATE = {"announced": sys.argv[2:] == ["bad-names"]}
+STATE = {"announced": "bad-names" in sys.argv[2:]}
+TEMPLATES = "templates" in sys.argv[2:]
+AMBIGUOUS = "x://{a}{b}{c}{d}{e}{f}{g}{h}!"
 SCHEMA = {"type": "object", "properties": {}, "additionalProperties": True}
 
 
@@ -94,7 +99,10 @@ def main() -> None:
             (LOG / "client.json").write_text(json.dumps(params.get("clientInfo")))
             result = {
                 "protocolVersion": params.get("protocolVersion", "2025-06-18"),
-                "capabilities": {"tools": {"listChanged": True}},
+                "capabilities": {
+                    "tools": {"listChanged": True},
+                    **({"resources": {}} if TEMPLATES else {}),
+                },
                 "serverInfo": {"name": "misbehaving", "version": "0"},
             }
             send({"id": rid, "result": result})
@@ -102,6 +110,14 @@ def main() -> None:
             send({"id": rid, "result": {"tools": tools()}})
         elif method == "tools/call":
             call(rid, params["name"], params.get("arguments") or {})
+        elif method == "resources/templates/list" and TEMPLATES:
+            listed = [{"uriTemplate": t, "name": t[0]} for t in (AMBIGUOUS, "y://{a}.{b}")]
+            send({"id": rid, "result": {"resourceTemplates": listed}})
+        elif method == "resources/list" and TEMPLATES:
+            send({"id": rid, "result": {"resources": []}})
+        elif method == "resources/read" and TEMPLATES:
+            contents = [{"uri": params["uri"], "text": params["uri"]}]
+            send({"id": rid, "result": {"contents": contents}})
         elif method == "ping":
             send({"id": rid, "result": {}})
         else:

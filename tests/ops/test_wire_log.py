@@ -6,6 +6,10 @@ import logging
 
 import httpx
 import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 
 from adapters.mcp_server import build_server, http_app
 from tests.adapters.mcp_server.conftest import serving
@@ -72,3 +76,32 @@ def test_off_by_default_and_on_by_environment(
         "X-Api-Key": "***",
         "Accept": "a",
     }
+
+
+async def _echo(request: Request) -> Response:
+    """Answers with the URL it was called at and the body it got, as services often do."""
+    body = (await request.body()).decode()
+    return JSONResponse({"url": str(request.url), "error": f"bad request: {body}"}, 400)
+
+
+@pytest.mark.anyio
+async def test_a_secret_query_value_is_masked_everywhere_on_the_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    key = "k3y-0123456789abcdef"
+    with serving(Starlette(routes=[Route("/echo", _echo, methods=["POST"])])) as base:
+        hooks = httpx_event_hooks()
+        async with httpx.AsyncClient(base_url=base, event_hooks=hooks) as client:
+            with caplog.at_level(logging.DEBUG, logger="toolkit.wire"):
+                response = await client.post(
+                    "/echo",
+                    params={"api_key": key, "q": "boots"},
+                    content=f"note=the client sent {key} as its key",
+                )
+                await response.aread()
+    assert key in response.text  # the service did echo it
+    (line,) = [r for r in caplog.records if r.name == "toolkit.wire"]
+    text = line.getMessage()
+    assert "api_key=***" in text and "q=boots" in text
+    assert key not in text and key not in str(line.wire)  # type: ignore[attr-defined]
+    assert text.count("***") >= 3  # the URL, the request body and the echoed response

@@ -82,23 +82,31 @@ async def test_the_most_used_tools_are_listed_and_paging_covers_both_modes() -> 
     assert names == ["search_tools", "call_tool", "tool_7", "tool_3"] and pages == 2
 
 
-async def test_bad_search_and_call_arguments_are_refused_with_a_reason() -> None:
+async def test_bad_search_and_call_arguments_are_results_the_model_reads_and_fixes() -> None:
     server = build_server(served_registry.build(), tool_search=0)
     async with Client(server, mode="legacy") as client:
-        for tool, arguments, words in [
+        failed = []
+        bad: list[tuple[str, dict[str, Any], str]] = [
+            ("search_tools", {}, "query"),
             ("search_tools", {"query": "  "}, "query"),
             ("search_tools", {"query": "bin", "limit": 500}, "limit"),
             ("call_tool", {"arguments": {}}, "name"),
             ("call_tool", {"name": "echo", "arguments": [1]}, "JSON object"),
-        ]:
-            with pytest.raises(MCPError) as caught:
-                await client.call_tool(tool, arguments)
-            assert caught.value.code == types.INVALID_PARAMS
-            assert words in caught.value.message
-        with pytest.raises(MCPError) as unknown:
-            await client.call_tool("call_tool", {"name": "no_such_tool"})
+        ]
+        for tool, arguments, words in bad:
+            result = await client.call_tool(tool, arguments)
+            failed.append((result, "INVALID_PARAMS", words))
+        unknown = await client.call_tool("call_tool", {"name": "ecko", "arguments": {}})
+        failed.append((unknown, "TOOL_NOT_FOUND", "echo"))  # the closest name, to pick instead
+        fixed = await client.call_tool("call_tool", {"name": "echo", "arguments": {"text": "x"}})
+        with pytest.raises(MCPError) as direct:  # called by its own name: the spec's error
+            await client.call_tool("no_such_tool", {})
         empty = await client.call_tool("search_tools", {"query": "zyxxy"})
-    assert unknown.value.code == types.INVALID_PARAMS and "no_such_tool" in unknown.value.message
+    for result, code, words in failed:
+        assert result.is_error and words in _text(result)
+        assert (result.meta or {})["mcp-toolkit/error"]["code"] == code
+    assert "ecko" in _text(unknown) and _text(fixed) == "x"
+    assert direct.value.code == types.INVALID_PARAMS and "no_such_tool" in direct.value.message
     assert empty.structured_content == {"tools": []} and "No tool matches" in _text(empty)
 
 
