@@ -19,7 +19,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import quote
 
 import mcp_types
@@ -44,25 +44,26 @@ _MAX_WARNED = 1000
 
 def _function(
     name: str,
-    params: list[tuple[str, bool]],
+    params: list[tuple[str, bool, str | None]],
     doc: str,
     body: Callable[[dict[str, str]], Awaitable[Any]],
 ) -> Callable[..., Awaitable[Any]]:
-    """An async function of keyword-only string parameters (``(name, required)``) that calls
-    ``body`` with the arguments given."""
+    """An async function of keyword-only string parameters (``(name, required, description)``)
+    that calls ``body`` with the arguments given."""
 
     async def proxy(**kwargs: str | None) -> Any:
         return await body({k: v for k, v in kwargs.items() if v is not None})
 
     kind = inspect.Parameter.KEYWORD_ONLY
-    parameters = [
-        inspect.Parameter(p, kind, annotation=str)
-        if required
-        else inspect.Parameter(p, kind, annotation=str | None, default=None)
-        for p, required in params
-    ]
+    hints: dict[str, Any] = {}
+    parameters = []
+    for p, required, description in params:
+        hint: Any = str if required else str | None
+        hints[p] = Annotated[hint, description] if description else hint
+        default = inspect.Parameter.empty if required else None
+        parameters.append(inspect.Parameter(p, kind, annotation=hints[p], default=default))
     proxy.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    proxy.__annotations__ = {p: (str if required else str | None) for p, required in params}
+    proxy.__annotations__ = hints
     proxy.__name__ = proxy.__qualname__ = re.sub(r"\W", "_", name)
     proxy.__doc__ = doc
     return proxy
@@ -260,17 +261,25 @@ def _resource(
     if not all(_identifier(v) for v in variables):
         raise RegistrationError(f"resource template {remote!r} not re-served (variable names)")
     doc = entry.description or entry.title or entry.name
-    fn = _function(f"{server}_{entry.name}", [(v, True) for v in variables], doc, read)
+    fn = _function(f"{server}_{entry.name}", [(v, True, None) for v in variables], doc, read)
     # The template's arguments complete as the remote server completes them.
     ref = mcp_types.ResourceTemplateReference(uri=remote)
     completions = {v: _completer(pool, server, ref, v) for v in variables}
     try:
-        mcp_resource(served, completions=completions, mime_type=entry.mime_type)(fn)
+        mcp_resource(served, title=entry.title, completions=completions, mime_type=entry.mime_type)(
+            fn
+        )
     except RegistrationError as exc:
         raise RegistrationError(f"resource {remote!r} not re-served: {exc}") from None
     name = f"{server}_{entry.name}"
     listed = entry.model_dump(mode="json")
-    return _Made(served, lambda registry: registry.resources.register(fn, name=name), listed)
+
+    def register(registry: ToolRegistry) -> FunctionResource:
+        resource = registry.resources.register(fn, name=name)
+        resource.server = server  # seen only by callers who see one of the server's tools
+        return resource
+
+    return _Made(served, register, listed)
 
 
 def _content(uri: str, item: Any) -> ResourceContent:
@@ -285,8 +294,8 @@ def _prompt(pool: Catalog, server: str, prefix: str, prompt: mcp_types.Prompt) -
     Raises:
         RegistrationError: It cannot be served (the message says why).
     """
-    arguments = [(a.name, bool(a.required)) for a in prompt.arguments or []]
-    if not all(_identifier(name) for name, _ in arguments):
+    arguments = [(a.name, bool(a.required), a.description) for a in prompt.arguments or []]
+    if not all(_identifier(name) for name, _, _ in arguments):
         raise RegistrationError(f"prompt {prompt.name!r} not re-served (argument names)")
 
     async def get(values: dict[str, str]) -> list[PromptMessage]:
@@ -295,10 +304,16 @@ def _prompt(pool: Catalog, server: str, prefix: str, prompt: mcp_types.Prompt) -
 
     fn = _function(prefix + prompt.name, arguments, prompt.description or prompt.name, get)
     ref = mcp_types.PromptReference(name=prompt.name)
-    completions = {name: _completer(pool, server, ref, name) for name, _ in arguments}
+    completions = {name: _completer(pool, server, ref, name) for name, _, _ in arguments}
     try:
-        mcp_prompt(name=prefix + prompt.name, completions=completions)(fn)
+        mcp_prompt(name=prefix + prompt.name, title=prompt.title, completions=completions)(fn)
     except RegistrationError as exc:
         raise RegistrationError(f"prompt {prompt.name!r} not re-served: {exc}") from None
     listed = prompt.model_dump(mode="json")
-    return _Made(prefix + prompt.name, lambda registry: registry.prompts.register(fn), listed)
+
+    def register(registry: ToolRegistry) -> FunctionPrompt:
+        served = registry.prompts.register(fn)
+        served.server = server  # seen only by callers who see one of the server's tools
+        return served
+
+    return _Made(prefix + prompt.name, register, listed)

@@ -21,8 +21,10 @@ from mcp_types import (
     INVALID_REQUEST,
     CallToolRequestParams,
     PaginatedRequestParams,
+    ServerCapabilities,
     SetLevelRequestParams,
 )
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from adapters.mcp_server._approval import ElicitingApprover
 from adapters.mcp_server._callers import CallerMap, visible_entries
@@ -43,6 +45,7 @@ from toolkit.errors import ErrorCode
 from toolkit.invoker import new_call_id
 from toolkit.options import CallOptions
 from toolkit.registry import ToolRegistry
+from toolkit.served_view import ServedView
 from toolkit.spec import ToolSpec
 
 __all__ = ["RegistryServer", "build_server"]
@@ -123,9 +126,11 @@ class RegistryServer(Server[Any]):
         self.add_request_handler("tools/list", PaginatedRequestParams, self._list_tools)
         self.add_request_handler("tools/call", CallToolRequestParams, self._call_tool)
         self.add_request_handler("logging/setLevel", SetLevelRequestParams, self._set_level)
-        self.resource_handlers = ResourceHandlers(registry.resources, self.changes.bus)
+        self.resource_handlers = ResourceHandlers(
+            registry.resources, self.changes.bus, self.served_view, lambda: self.legacy_list_changed
+        )
         self.resource_handlers.install(self)
-        PromptHandlers(registry.prompts, registry.resources).install(self)
+        PromptHandlers(registry.prompts, registry.resources, self.served_view).install(self)
         self.middleware.append(self.changes)
         self.middleware.append(state_boundary(name))
         registry.on_change(self.changes.registry_changed)
@@ -145,6 +150,35 @@ class RegistryServer(Server[Any]):
             tools_changed=changes, resources_changed=changes, prompts_changed=changes
         )
         return super().create_initialization_options(options, experimental_capabilities, extensions)
+
+    def get_capabilities(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+        *,
+        protocol_version: str | None = None,
+    ) -> ServerCapabilities:
+        """As the SDK's, without ``resources.subscribe`` for handshake clients where no
+        connection outlives a request (stateless HTTP): no update could reach them."""
+        caps = super().get_capabilities(
+            notification_options,
+            experimental_capabilities,
+            extensions,
+            protocol_version=protocol_version,
+        )
+        modern = protocol_version in MODERN_PROTOCOL_VERSIONS
+        if caps.resources is not None and not self.legacy_list_changed and not modern:
+            caps.resources = caps.resources.model_copy(update={"subscribe": False})
+        return caps
+
+    def served_view(self, ctx: ServerRequestContext[Any]) -> ServedView:
+        """The request's caller's view of the resources and prompts: its context (the caller's
+        values), and the policy of ``options`` or the registry's."""
+        values = _caller_values(ctx)
+        values.update(self._caller(ctx))
+        context = ToolContext(call_id=new_call_id(), values=values)
+        return ServedView(self.registry, context, policy=self._scoped.policy)
 
     def listing(self) -> ToolListing:
         """The current tool listing (rebuilt after the registry changes)."""
