@@ -68,11 +68,27 @@ class Coalesced:
 
 
 class ListFollowers:
-    """The refreshes to run when a server's resource or prompt list changes."""
+    """The refreshes to run when a server's resource or prompt list changes, and who hears
+    that a subscribed resource was updated."""
 
     def __init__(self) -> None:
         self._refreshes: dict[ListKind, list[Refresh]] = {"resources": [], "prompts": []}
         self._runs = {kind: Coalesced(self._runner(kind)) for kind in self._refreshes}
+        self._updates: list[Callable[[str], None]] = []
+
+    def on_updated(self, listener: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``listener(uri)`` when the server says the resource at ``uri`` was updated
+        (``notifications/resources/updated``); returns the unsubscriber."""
+        self._updates.append(listener)
+        return lambda: self._updates.remove(listener)
+
+    def updated(self, uri: str) -> None:
+        """The server says the resource at ``uri`` was updated: tell the listeners."""
+        for listener in list(self._updates):
+            try:
+                listener(uri)
+            except Exception:
+                logger.exception("a resource-update listener failed")
 
     def add(self, kind: ListKind, refresh: Refresh) -> Callable[[], None]:
         """Run ``refresh()`` after every change of list ``kind``; returns the unsubscriber.

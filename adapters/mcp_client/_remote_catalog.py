@@ -8,6 +8,13 @@ servers never clash and a client can tell where a resource lives.
 The copy follows the server: on its resources or prompts ``list_changed`` the list is fetched
 again in full and swapped in one step (entries added, removed, replaced); a failed fetch keeps
 the old copy. Only entries this copy registered are ever removed.
+
+Rule: what a remote server says about its catalog arrives whole (titles, descriptions,
+argument descriptions, MIME types), and every URI the gateway hands out can be read through
+the gateway. A client's subscription to a copied resource is relayed to the server
+(``resources/subscribe``) and the server's ``notifications/resources/updated`` come back under
+the served URI; a server that offers no subscriptions refuses it with a message that says so.
+Each entry names its ``server``, so a caller sees it only if it sees one of that server's tools.
 """
 
 from __future__ import annotations
@@ -106,6 +113,8 @@ async def register_catalog(
     connection = pool.connection(server)
     connection.followers.add("resources", lambda: copy.refresh("resources"))
     connection.followers.add("prompts", lambda: copy.refresh("prompts"))
+    connection.followers.on_updated(lambda uri: registry.resources.updated(f"{server}+{uri}"))
+    registry.resources.on_subscribe(copy.subscribe)
     return resources, prompts
 
 
@@ -134,6 +143,18 @@ class _Copy:
     listed: set[str] = field(default_factory=set)
     #: The warnings given about entries left out (each is given once).
     warned: set[str] = field(default_factory=set)
+
+    async def subscribe(self, uri: str) -> None:
+        """A client subscribes to ``uri``: if this copy serves it, subscribe on the server.
+
+        Raises:
+            ToolError: The server refused it or offers no subscriptions (the message says so).
+        """
+        mark = f"{self.server}+"
+        served = self.registry.resources.find(uri)
+        ours = self.entries["resources"].get(served.uri) if served is not None else None
+        if uri.startswith(mark) and ours is not None and ours[0] is served:
+            await self.pool.subscribe_resource(self.server, uri[len(mark) :])
 
     async def refresh(self, kind: str) -> None:
         """Fetch list ``kind`` again and swap it in; never raises (the old copy stays)."""

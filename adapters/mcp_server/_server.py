@@ -7,6 +7,7 @@ exception processor are exactly those of every other sink.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
 from importlib import metadata
@@ -33,6 +34,7 @@ from adapters.mcp_server._channel import SessionChannel, session_key
 from adapters.mcp_server._log_relay import relaying_logs
 from adapters.mcp_server._paging import ToolListing
 from adapters.mcp_server._prompts import PromptHandlers
+from adapters.mcp_server._remote_links import through_gateway
 from adapters.mcp_server._remote_logs import relaying_remote_logs
 from adapters.mcp_server._resources import ResourceHandlers
 from adapters.mcp_server._rounds import InputRequired, Rounds, state_boundary
@@ -89,6 +91,7 @@ class RegistryServer(Server[Any]):
             )
         self.registry = registry
         self.changes = ListChangeNotifier(self._forget_listing)
+        self.changes.identify = self._handshake_values
         #: Advertise ``listChanged`` (tools, resources, prompts) to handshake clients; off when
         #: no connection outlives a POST (stateless HTTP), where nothing could be sent.
         self.legacy_list_changed = True
@@ -179,6 +182,19 @@ class RegistryServer(Server[Any]):
         values.update(self._caller(ctx))
         context = ToolContext(call_id=new_call_id(), values=values)
         return ServedView(self.registry, context, policy=self._scoped.policy)
+
+    def _handshake_values(self, ctx: ServerRequestContext[Any]) -> dict[str, Any]:
+        values = _caller_values(ctx)
+        with contextlib.suppress(MCPError):  # no known caller: it hears what one without may
+            values.update(self._caller(ctx))
+        return values
+
+    async def hears(self, session: object, server: str) -> bool:
+        """Whether the caller of a handshake connection sees a tool of the remote ``server``
+        (its background log messages go only to such callers)."""
+        context = ToolContext(values=self.changes.values_of(session))
+        view = ServedView(self.registry, context, policy=self._scoped.policy)
+        return await view.sees_server(server)
 
     def listing(self) -> ToolListing:
         """The current tool listing (rebuilt after the registry changes)."""
@@ -287,7 +303,7 @@ class RegistryServer(Server[Any]):
         if result.code is ErrorCode.TOOL_NOT_FOUND:
             # The spec makes an unknown tool a protocol error, not a tool result.
             raise MCPError(INVALID_PARAMS, result.content, data={"code": result.code.value})
-        return call_result(result, self._spec(result.tool or name))
+        return call_result(through_gateway(self.registry, result), self._spec(result.tool or name))
 
     async def _set_level(
         self, ctx: ServerRequestContext[Any], params: SetLevelRequestParams
@@ -305,7 +321,9 @@ async def _lifespan(server: Server[Any]) -> AsyncIterator[None]:
     async with (
         server.changes.running(),
         server.resource_handlers.running(),
-        relaying_remote_logs(server.registry, server.changes.sessions, server._log_levels),
+        relaying_remote_logs(
+            server.registry, server.changes.sessions, server._log_levels, server.hears
+        ),
     ):
         yield
 
