@@ -40,6 +40,10 @@ _DEFAULT_LEVEL = "info"
 RATE = 20.0
 BURST = 100.0
 
+#: Seconds a connection's answer to "may it hear this server?" is reused (one policy round
+#: per tool, per connection and server, rather than per message).
+HEARS_FOR = 5.0
+
 #: ``hears(session, server)``: whether the caller of a connection may hear ``server``.
 Hears = Callable[[Any, str], Awaitable[bool]]
 
@@ -96,6 +100,8 @@ class RemoteLogRelay(logging.Handler):
         self._hears = hears
         self._buckets: dict[str, _Bucket] = {}
         self._warned_at: dict[str, float] = {}
+        #: (connection id, server) -> (when, answer, the connection: an id can be reused).
+        self._heard: dict[tuple[int, str], tuple[float, bool, Any]] = {}
         self.dropped: dict[str, int] = {}
 
     def emit(self, record: logging.LogRecord) -> None:
@@ -122,11 +128,24 @@ class RemoteLogRelay(logging.Handler):
                 task.add_done_callback(_ignore_failure)
 
     async def _send(self, session: Any, server: str, level: str, text: str) -> None:
-        if self._hears is not None and not await self._hears(session, server):
+        if not await self._may_hear(session, server):
             return
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # deprecated only from 2026-07-28 on
             await session.send_log_message(level, text, logger=f"remote:{server}")
+
+    async def _may_hear(self, session: Any, server: str) -> bool:
+        if self._hears is None:
+            return True
+        now, key = time.monotonic(), (id(session), server)
+        known = self._heard.get(key)
+        if known is not None and known[2] is session and now - known[0] < HEARS_FOR:
+            return bool(known[1])
+        answer = await self._hears(session, server)
+        if len(self._heard) >= 10_000:
+            self._heard.clear()
+        self._heard[key] = (now, answer, session)
+        return answer
 
     def _drop(self, server: str) -> None:
         self.dropped[server] = self.dropped.get(server, 0) + 1

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -33,6 +33,7 @@ from mcp_types import (
     PaginatedRequestParams,
     ReadResourceRequestParams,
     SubscribeRequestParams,
+    SubscriptionsListenRequestParams,
     UnsubscribeRequestParams,
 )
 from pydantic import BaseModel
@@ -193,6 +194,25 @@ class ResourceHandlers:
             self._count += 1
         sessions[id(peer)] = peer
         return {}
+
+    async def listen(
+        self,
+        ctx: ServerRequestContext[Any],
+        params: SubscriptionsListenRequestParams,
+        handler: Callable[..., Awaitable[Any]],
+    ) -> Any:
+        """``subscriptions/listen`` (2026-07-28) through ``handler``, the stream hearing only
+        of URIs the caller may read: others are left out of the honored filter, a hidden URI
+        exactly as one that no resource serves."""
+        wanted = params.notifications.resource_subscriptions
+        if wanted:
+            view = self._view(ctx)
+            kept = [uri for uri in wanted if await view.resource(uri) is not None]
+            notifications = params.notifications.model_copy(
+                update={"resource_subscriptions": kept or None}
+            )
+            params = params.model_copy(update={"notifications": notifications})
+        return await handler(ctx, params)
 
     async def unsubscribe(
         self, ctx: ServerRequestContext[Any], params: UnsubscribeRequestParams

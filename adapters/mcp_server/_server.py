@@ -123,7 +123,7 @@ class RegistryServer(Server[Any]):
             # With callers, the SDK reads a tool's schema (for Mcp-Param headers) from this
             # caller's own tools/list, so a hidden tool's schema answers nothing either.
             get_tool_input_schema=self._input_schema if callers is None else None,
-            on_subscriptions_listen=self.changes.listen_handler,
+            on_subscriptions_listen=self._listen,
         )
         # Registered here rather than as on_* arguments: they return wire dicts, not models.
         self.add_request_handler("tools/list", PaginatedRequestParams, self._list_tools)
@@ -182,6 +182,9 @@ class RegistryServer(Server[Any]):
         values.update(self._caller(ctx))
         context = ToolContext(call_id=new_call_id(), values=values)
         return ServedView(self.registry, context, policy=self._scoped.policy)
+
+    async def _listen(self, ctx: ServerRequestContext[Any], params: Any) -> Any:
+        return await self.resource_handlers.listen(ctx, params, self.changes.listen_handler)
 
     def _handshake_values(self, ctx: ServerRequestContext[Any]) -> dict[str, Any]:
         values = _caller_values(ctx)

@@ -208,3 +208,17 @@ async def test_reads_and_gets_are_in_the_call_log_with_the_caller(
     refused = seen[("resource:admin_keys", "guest")]
     assert (refused.outcome, refused.code, refused.decision) == ("error", "NOT_FOUND", "deny")
     assert seen[("prompt:admin_runbook", "admin")].outcome == "ok"
+
+
+async def test_a_listen_stream_hears_only_of_uris_the_caller_may_read(
+    served: tuple[str, Path],
+) -> None:
+    url, _ = served
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {GUEST}"}, timeout=20)
+    transport = streamable_http_client(f"{url}/mcp", http_client=http)
+    async with Client(transport, mode="auto") as guest:
+        wanted = ["admin://keys", "me://whoami", "admin://nothing"]
+        async with guest.listen(resource_subscriptions=wanted) as subscription:
+            honored = subscription.honored.resource_subscriptions
+    # The hidden URI is left out exactly as one that no resource serves.
+    assert honored == ["me://whoami"]
