@@ -285,6 +285,7 @@ class ResourceRegistry(ServedRegistry[FunctionResource]):
         super().__init__(processor)
         self._update_listeners: list[Callable[[str], None]] = []
         self._subscribe_hooks: list[Callable[[str], Awaitable[None]]] = []
+        self._unsubscribe_hooks: list[Callable[[str], Awaitable[None]]] = []
 
     def register(
         self, fn: Callable[..., Any], uri: str | None = None, *, name: str | None = None
@@ -375,6 +376,17 @@ class ResourceRegistry(ServedRegistry[FunctionResource]):
             ToolError: A hook refused it (the message says why).
         """
         for hook in list(self._subscribe_hooks):
+            await hook(uri)
+
+    def on_unsubscribe(self, hook: Callable[[str], Awaitable[None]]) -> Callable[[], None]:
+        """Await ``hook(uri)`` when the last client subscribed to ``uri`` unsubscribes (a
+        gateway unsubscribes from the remote resource). Returns a function that removes it."""
+        self._unsubscribe_hooks.append(hook)
+        return lambda: self._unsubscribe_hooks.remove(hook)
+
+    async def unsubscribed(self, uri: str) -> None:
+        """Run the :meth:`on_unsubscribe` hooks: nobody listens to ``uri`` any more."""
+        for hook in list(self._unsubscribe_hooks):
             await hook(uri)
 
     def __repr__(self) -> str:

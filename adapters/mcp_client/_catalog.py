@@ -78,6 +78,16 @@ class Catalog:
 
         await connection.request("resources/subscribe", send)
 
+    async def unsubscribe_resource(self, server: str, uri: str) -> None:
+        """Tell ``server`` we no longer need updates of ``uri`` (``resources/unsubscribe``)."""
+
+        async def send(client: Client) -> None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # deprecated only from 2026-07-28 on
+                await client.unsubscribe_resource(uri)
+
+        await self.connection(server).request("resources/unsubscribe", send)
+
     async def prompts(self, server: str) -> list[mcp_types.Prompt]:
         """The prompts ``server`` lists (``prompts/list``, every page)."""
         return await self._listing(server, "prompts/list", "list_prompts", "prompts", "name")

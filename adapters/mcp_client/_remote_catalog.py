@@ -115,6 +115,7 @@ async def register_catalog(
     connection.followers.add("prompts", lambda: copy.refresh("prompts"))
     connection.followers.on_updated(lambda uri: registry.resources.updated(f"{server}+{uri}"))
     registry.resources.on_subscribe(copy.subscribe)
+    registry.resources.on_unsubscribe(copy.unsubscribe)
     return resources, prompts
 
 
@@ -143,6 +144,8 @@ class _Copy:
     listed: set[str] = field(default_factory=set)
     #: The warnings given about entries left out (each is given once).
     warned: set[str] = field(default_factory=set)
+    #: The server's URIs this copy subscribed to for its clients.
+    subscribed: set[str] = field(default_factory=set)
 
     async def subscribe(self, uri: str) -> None:
         """A client subscribes to ``uri``: if this copy serves it, subscribe on the server.
@@ -150,11 +153,27 @@ class _Copy:
         Raises:
             ToolError: The server refused it or offers no subscriptions (the message says so).
         """
+        remote = self._remote(uri)
+        if remote is not None:
+            await self.pool.subscribe_resource(self.server, remote)
+            self.subscribed.add(remote)
+
+    async def unsubscribe(self, uri: str) -> None:
+        """Nobody listens to ``uri`` any more: let go of it on the server, if this copy
+        subscribed there."""
+        remote = self._remote(uri)
+        if remote is not None and remote in self.subscribed:
+            self.subscribed.discard(remote)
+            await self.pool.unsubscribe_resource(self.server, remote)
+
+    def _remote(self, uri: str) -> str | None:
+        """The server's own URI for a served ``uri`` this copy serves, else ``None``."""
         mark = f"{self.server}+"
         served = self.registry.resources.find(uri)
         ours = self.entries["resources"].get(served.uri) if served is not None else None
         if uri.startswith(mark) and ours is not None and ours[0] is served:
-            await self.pool.subscribe_resource(self.server, uri[len(mark) :])
+            return uri[len(mark) :]
+        return None
 
     async def refresh(self, kind: str) -> None:
         """Fetch list ``kind`` again and swap it in; never raises (the old copy stays)."""

@@ -221,6 +221,11 @@ class ResourceHandlers:
         sessions = self._subscribers.get(params.uri, {})
         if sessions.pop(id(_peer(ctx)), None) is not None:
             self._count -= 1
+            if not sessions:  # the last one: a gateway lets go of the remote resource too
+                try:
+                    await self.resources.unsubscribed(params.uri)
+                except ToolError as error:
+                    logger.info("unsubscribing %r: %s", params.uri, error.message)
         if not sessions:
             self._subscribers.pop(params.uri, None)
         return {}

@@ -30,7 +30,7 @@ from tests.support.scoped_gateway import GATEWAY_SECRET
 
 pytestmark = [
     pytest.mark.anyio,
-    pytest.mark.filterwarnings("ignore:resources/subscribe is removed"),
+    pytest.mark.filterwarnings("ignore:resources/(un)?subscribe is removed"),
     pytest.mark.filterwarnings("ignore:The logging capability is deprecated"),
 ]
 
@@ -135,6 +135,8 @@ async def test_titles_descriptions_subscriptions_and_links_arrive_whole(gateway:
         with anyio.fail_after(20):
             while not updates:
                 await anyio.sleep(0.05)
+        await admin.unsubscribe_resource("relay+notes://first")  # the server lets go too
+        untold = await admin.call_tool("relay_touch", {"uri": "notes://first"})
     assert resources["relay+notes://first"].title == "First note"
     brief = prompts["relay_brief"]
     assert brief.title == "Brief me"
@@ -146,6 +148,8 @@ async def test_titles_descriptions_subscriptions_and_links_arrive_whole(gateway:
     assert read.contents[0].text == "first note"
     assert isinstance(told.content[0], types.TextContent)
     assert told.content[0].text == "told"
+    assert isinstance(untold.content[0], types.TextContent)
+    assert untold.content[0].text == "nobody subscribed"
     assert updates == ["relay+notes://first"]
 
 

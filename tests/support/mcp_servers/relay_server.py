@@ -83,9 +83,19 @@ async def _subscribe(
     return {}
 
 
+async def _unsubscribe(
+    ctx: ServerRequestContext[Any], params: mcp_types.UnsubscribeRequestParams
+) -> dict[str, Any]:
+    _subscribed.pop(str(params.uri), None)
+    return {}
+
+
 async def _serve() -> None:
     low = server._lowlevel_server
     low.add_request_handler("resources/subscribe", mcp_types.SubscribeRequestParams, _subscribe)
+    low.add_request_handler(
+        "resources/unsubscribe", mcp_types.UnsubscribeRequestParams, _unsubscribe
+    )
     async with stdio_server() as (read, write), low.lifespan(low) as state:
         await serve_loop(
             low, read, write, lifespan_state=state, init_options=low.create_initialization_options()
