@@ -92,8 +92,9 @@ class RegistryServer(Server[Any]):
         self.registry = registry
         self.changes = ListChangeNotifier(self._forget_listing)
         self.changes.identify = self._handshake_values
-        #: Advertise ``listChanged`` (tools, resources, prompts) to handshake clients; off when
-        #: no connection outlives a POST (stateless HTTP), where nothing could be sent.
+        #: Advertise ``listChanged`` (tools, resources, prompts) and ``resources.subscribe`` to
+        #: handshake clients; off when no connection outlives a POST (stateless HTTP), where
+        #: nothing could be sent (a ``resources/subscribe`` is then refused, saying why).
         self.legacy_list_changed = True
         self._page_size = page_size
         self._listing: ToolListing | None = None
