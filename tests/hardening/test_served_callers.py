@@ -24,6 +24,7 @@ from tests.support.serving import serving
 from toolkit import ToolContext, ToolRegistry, mcp_prompt, mcp_resource, mcp_tool
 from toolkit.call_log import CallLog, read_calls
 from toolkit.policy import CallRequest, Decision
+from toolkit.served_view import ServedView
 
 pytestmark = [
     pytest.mark.anyio,
@@ -222,3 +223,20 @@ async def test_a_listen_stream_hears_only_of_uris_the_caller_may_read(
             honored = subscription.honored.resource_subscriptions
     # The hidden URI is left out exactly as one that no resource serves.
     assert honored == ["me://whoami"]
+
+
+async def test_a_policy_that_cannot_answer_without_arguments_hides_them_too() -> None:
+    def by_amount(request: CallRequest) -> Decision:
+        return "allow" if request.arguments["amount"] < 10 else "deny"
+
+    async def async_admins(request: CallRequest) -> Decision:
+        return admins_only(request)
+
+    registry = ToolRegistry(policy=by_amount)
+    registry.resources.register(whoami)
+    registry.prompts.register(greet)
+    view = ServedView(registry, ToolContext(values={"caller": "bob"}))
+    assert await view.resources() == [] and await view.prompts() == []
+    guest = ServedView(registry, ToolContext(values={"scopes": []}), policy=async_admins)
+    registry.resources.register(admin_keys)
+    assert [r.uri for r in await guest.resources()] == ["me://whoami"]
