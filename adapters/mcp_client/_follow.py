@@ -75,6 +75,14 @@ class ListFollowers:
         self._refreshes: dict[ListKind, list[Refresh]] = {"resources": [], "prompts": []}
         self._runs = {kind: Coalesced(self._runner(kind)) for kind in self._refreshes}
         self._updates: list[Callable[[str], None]] = []
+        self._reconnects: list[Refresh] = []
+
+    def on_reconnect(self, refresh: Refresh) -> Callable[[], None]:
+        """Run ``refresh()`` after every new connection but the first (a restarted server
+        forgot what this client asked of it, such as its subscriptions); returns the
+        unsubscriber."""
+        self._reconnects.append(refresh)
+        return lambda: self._reconnects.remove(refresh)
 
     def on_updated(self, listener: Callable[[str], None]) -> Callable[[], None]:
         """Call ``listener(uri)`` when the server says the resource at ``uri`` was updated
@@ -111,9 +119,12 @@ class ListFollowers:
             self._runs[kind].poke(task_group)
 
     def missed(self, task_group: anyio.abc.TaskGroup) -> None:
-        """A new connection to the server: refresh every list, whatever changed meanwhile."""
+        """A new connection to the server: refresh every list, whatever changed meanwhile,
+        and run the :meth:`on_reconnect` refreshes."""
         for kind in self._runs:
             self.poke(kind, task_group)
+        for refresh in list(self._reconnects):
+            task_group.start_soon(_logged, refresh)
 
     def _runner(self, kind: ListKind) -> Refresh:
         async def run() -> None:
@@ -124,6 +135,13 @@ class ListFollowers:
                     logger.exception("refreshing the %s of an MCP server failed", kind)
 
         return run
+
+
+async def _logged(refresh: Refresh) -> None:
+    try:
+        await refresh()
+    except Exception:
+        logger.exception("a refresh after reconnecting to an MCP server failed")
 
 
 def changed_list(message: object) -> ListKind | None:

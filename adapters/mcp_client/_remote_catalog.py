@@ -13,7 +13,8 @@ Rule: what a remote server says about its catalog arrives whole (titles, descrip
 argument descriptions, MIME types), and every URI the gateway hands out can be read through
 the gateway. A client's subscription to a copied resource is relayed to the server
 (``resources/subscribe``) and the server's ``notifications/resources/updated`` come back under
-the served URI; a server that offers no subscriptions refuses it with a message that says so.
+the served URI (and are asked for again after a reconnect to a restarted server); a server
+that offers no subscriptions refuses it with a message that says so.
 Each entry names its ``server``, so a caller sees it only if it sees one of that server's tools.
 """
 
@@ -116,6 +117,7 @@ async def register_catalog(
     connection.followers.on_updated(lambda uri: registry.resources.updated(f"{server}+{uri}"))
     registry.resources.on_subscribe(copy.subscribe)
     registry.resources.on_unsubscribe(copy.unsubscribe)
+    connection.followers.on_reconnect(copy.resubscribe)
     return resources, prompts
 
 
@@ -165,6 +167,20 @@ class _Copy:
         if remote is not None and remote in self.subscribed:
             self.subscribed.discard(remote)
             await self.pool.unsubscribe_resource(self.server, remote)
+
+    async def resubscribe(self) -> None:
+        """A new connection to a restarted server: subscribe again to what clients listen to
+        (never raises; a refusal is logged)."""
+        for remote in sorted(self.subscribed):
+            try:
+                await self.pool.subscribe_resource(self.server, remote)
+            except ToolError as exc:
+                log.warning(
+                    "MCP server %r: subscribing again to %r after a reconnect failed: %s",
+                    self.server,
+                    remote,
+                    exc.message,
+                )
 
     def _remote(self, uri: str) -> str | None:
         """The server's own URI for a served ``uri`` this copy serves, else ``None``."""

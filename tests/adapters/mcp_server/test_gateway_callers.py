@@ -182,3 +182,30 @@ async def test_background_logs_go_to_callers_who_see_the_server_masked_bounded_a
     assert not any("hunter2" in t or GATEWAY_SECRET in t for t in texts), texts[:4]
     assert "***" in texts[0]
     assert {p.level for p in heard["admin"][:4]} == {"notice", "alert", "emergency", "info"}
+
+
+async def test_a_relayed_subscription_survives_a_restarted_remote_server(gateway: Gateway) -> None:
+    updates: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            updates.append(str(message.params.uri))
+
+    async with _client(gateway, ADMIN, message_handler=on_message) as admin:
+        await admin.subscribe_resource("relay+notes://first")
+        crashed = await admin.call_tool("relay_crash", {})
+        told = ""
+        with anyio.fail_after(60):  # the fresh server is subscribed to again, soon after
+            while told != "told":
+                result = await admin.call_tool("relay_touch", {"uri": "notes://first"})
+                told = (
+                    result.content[0].text
+                    if isinstance(result.content[0], types.TextContent)
+                    else ""
+                )
+                await anyio.sleep(0.1)
+            while not updates:
+                await anyio.sleep(0.05)
+        await admin.unsubscribe_resource("relay+notes://first")
+    assert crashed.is_error
+    assert updates[-1] == "relay+notes://first"

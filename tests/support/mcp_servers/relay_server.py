@@ -69,6 +69,12 @@ async def touch(uri: str) -> str:
 
 
 @server.tool()
+def crash() -> str:
+    """Exit at once, without answering (the gateway reconnects to a fresh server)."""
+    os._exit(3)
+
+
+@server.tool()
 def link() -> list[Any]:
     """A link to the first note."""
     return [
