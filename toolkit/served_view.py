@@ -30,6 +30,7 @@ import dataclasses
 import inspect
 import logging
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Literal, TypeVar
 
@@ -55,9 +56,20 @@ _RECORDED_URI = 200
 
 _READ_ONLY = ToolAnnotations(read_only=True, destructive=False)
 
+_specs: weakref.WeakKeyDictionary[FunctionResource | FunctionPrompt, ToolSpec] = (
+    weakref.WeakKeyDictionary()
+)
+
 
 def served_spec(item: FunctionResource | FunctionPrompt) -> ToolSpec:
-    """The spec the policy is shown for a resource, template or prompt."""
+    """The spec the policy is shown for a resource, template or prompt (built once per item)."""
+    spec = _specs.get(item)
+    if spec is None:
+        spec = _specs[item] = _spec(item)
+    return spec
+
+
+def _spec(item: FunctionResource | FunctionPrompt) -> ToolSpec:
     kind = item.runner.kind
     label = item.uri if isinstance(item, FunctionResource) else item.name
     return ToolSpec(

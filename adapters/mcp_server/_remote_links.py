@@ -21,7 +21,7 @@ __all__ = ["through_gateway"]
 def through_gateway(registry: ToolRegistry, result: ToolResult) -> ToolResult:
     """``result`` with the resource URIs of a remote tool's blocks under the gateway's prefix
     (unchanged when it has none, or when the server's resources are not re-served here)."""
-    if not any(isinstance(block, ResourceContent) for block in result.blocks):
+    if not result.blocks or not any(isinstance(b, ResourceContent) for b in result.blocks):
         return result
     tool = registry.get(result.tool) if result.tool and result.tool in registry else None
     server = getattr(tool, "server", None)
