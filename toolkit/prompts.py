@@ -39,6 +39,7 @@ __all__ = [
     "PromptMessage",
     "PromptRegistry",
     "mcp_prompt",
+    "prompt_not_found",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -166,6 +167,9 @@ class FunctionPrompt:
     def __init__(self, fn: Callable[..., Any], *, name: str | None = None) -> None:
         found = prompt_definition(fn) or PromptDefinition(fn)
         self.definition = found
+        #: The remote MCP server this prompt relays (a gateway's copy), else ``None``: such a
+        #: prompt is seen only by callers who see one of that server's tools.
+        self.server: str | None = None
         self.name = check_name(name or found.name or str(getattr(fn, "__name__", "")), fn)
         self.runner = Runner(
             fn,
@@ -216,6 +220,15 @@ class FunctionPrompt:
 
     def __repr__(self) -> str:
         return f"FunctionPrompt({self.name!r})"
+
+
+def prompt_not_found(name: str, known: Sequence[str]) -> ToolError:
+    """The answer for a prompt name that does not exist; ``known`` are the prompts the asker
+    may see (a hidden prompt is answered with the same words as a missing one)."""
+    return ToolError(
+        f"No prompt is called {name!r}. Prompts: {', '.join(known) or 'none'}.",
+        code=ErrorCode.NOT_FOUND,
+    )
 
 
 def _messages(value: Any, name: str) -> list[PromptMessage]:
@@ -295,10 +308,7 @@ class PromptRegistry(ServedRegistry[FunctionPrompt]):
         """
         prompt = self._items.get(name)
         if prompt is None:
-            known = ", ".join(self._items) or "none"
-            raise ToolError(
-                f"No prompt is called {name!r}. Prompts: {known}.", code=ErrorCode.NOT_FOUND
-            )
+            raise prompt_not_found(name, list(self._items))
         return await prompt.render(arguments, processor=self.processor, context=context)
 
     def __repr__(self) -> str:

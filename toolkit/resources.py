@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, TypeVar
@@ -37,6 +37,7 @@ __all__ = [
     "ResourceDefinition",
     "ResourceRegistry",
     "mcp_resource",
+    "resource_not_found",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -156,6 +157,9 @@ class FunctionResource:
             )  # fmt: skip
         assert found is not None
         self.definition = found
+        #: The remote MCP server this entry relays (a gateway's copy), else ``None``: such an
+        #: entry is seen only by callers who see one of that server's tools.
+        self.server: str | None = None
         self.template = found.template
         self.name = name or found.name or str(getattr(fn, "__name__", "resource"))
         self.runner = Runner(
@@ -239,6 +243,14 @@ class FunctionResource:
         return f"FunctionResource({self.uri!r}, name={self.name!r})"
 
 
+def resource_not_found(uri: str) -> ToolError:
+    """The answer for a URI no resource serves (or none the caller may see: the same words)."""
+    return ToolError(
+        f"No resource has the URI {uri!r}. List resources and templates to see which exist.",
+        code=ErrorCode.NOT_FOUND,
+    )
+
+
 def _contents(value: Any, uri: str, mime_type: str | None) -> list[ResourceContent]:
     """A function's return value as resource contents."""
     if isinstance(value, ResourceContent):
@@ -276,6 +288,8 @@ class ResourceRegistry(ServedRegistry[FunctionResource]):
     def __init__(self, processor: ExceptionProcessor | None = None) -> None:
         super().__init__(processor)
         self._update_listeners: list[Callable[[str], None]] = []
+        self._subscribe_hooks: list[Callable[[str], Awaitable[None]]] = []
+        self._unsubscribe_hooks: list[Callable[[str], Awaitable[None]]] = []
 
     def register(
         self, fn: Callable[..., Any], uri: str | None = None, *, name: str | None = None
@@ -339,11 +353,7 @@ class ResourceRegistry(ServedRegistry[FunctionResource]):
         """
         resource = self.find(uri)
         if resource is None:
-            raise ToolError(
-                f"No resource has the URI {uri!r}. List resources and templates to see which "
-                f"exist.",
-                code=ErrorCode.NOT_FOUND,
-            )
+            raise resource_not_found(uri)
         return await resource.read(uri, processor=self.processor, context=context)
 
     def updated(self, uri: str) -> None:
@@ -355,6 +365,33 @@ class ResourceRegistry(ServedRegistry[FunctionResource]):
         """Call ``callback(uri)`` on every :meth:`updated`; returns a function that stops it."""
         self._update_listeners.append(callback)
         return lambda: self._update_listeners.remove(callback)
+
+    def on_subscribe(self, hook: Callable[[str], Awaitable[None]]) -> Callable[[], None]:
+        """Await ``hook(uri)`` whenever a client subscribes to ``uri`` (a gateway subscribes to
+        the remote resource it relays); a ``ToolError`` it raises refuses the subscription.
+        Returns a function that removes the hook."""
+        self._subscribe_hooks.append(hook)
+        return lambda: self._subscribe_hooks.remove(hook)
+
+    async def subscribing(self, uri: str) -> None:
+        """Run the :meth:`on_subscribe` hooks for a client's subscription to ``uri``.
+
+        Raises:
+            ToolError: A hook refused it (the message says why).
+        """
+        for hook in list(self._subscribe_hooks):
+            await hook(uri)
+
+    def on_unsubscribe(self, hook: Callable[[str], Awaitable[None]]) -> Callable[[], None]:
+        """Await ``hook(uri)`` when the last client subscribed to ``uri`` unsubscribes (a
+        gateway unsubscribes from the remote resource). Returns a function that removes it."""
+        self._unsubscribe_hooks.append(hook)
+        return lambda: self._unsubscribe_hooks.remove(hook)
+
+    async def unsubscribed(self, uri: str) -> None:
+        """Run the :meth:`on_unsubscribe` hooks: nobody listens to ``uri`` any more."""
+        for hook in list(self._unsubscribe_hooks):
+            await hook(uri)
 
     def __repr__(self) -> str:
         return f"ResourceRegistry({len(self)} resources)"

@@ -8,14 +8,17 @@ at registration and after the server announced a change.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import mcp_types
 from mcp import Client
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from adapters.mcp_client._connection import Connection
 from adapters.mcp_client._pages import all_pages
+from toolkit.errors import ErrorCode, ToolError
 
 __all__ = ["Catalog"]
 
@@ -47,6 +50,43 @@ class Catalog:
             return await client.read_resource(uri)
 
         return await self.connection(server).request("resources/read", send)
+
+    async def subscribe_resource(self, server: str, uri: str) -> None:
+        """Ask ``server`` to tell us when the resource at ``uri`` changes
+        (``resources/subscribe``); updates reach ``connection(server).followers.on_updated``.
+
+        Raises:
+            ToolError: ``PROTOCOL_ERROR`` when the server does not offer subscriptions on a
+                handshake connection (it says so in its capabilities); else the pool's codes.
+        """
+        connection = self.connection(server)
+        client = await connection.client()
+        caps = client.server_capabilities
+        modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
+        if modern or not (caps.resources and caps.resources.subscribe):
+            raise ToolError(
+                f"The MCP server {server!r} does not offer resources/subscribe on this "
+                f"connection, so updates of {uri!r} cannot be relayed; read the resource "
+                f"again when you need it.",
+                code=ErrorCode.PROTOCOL_ERROR,
+            )
+
+        async def send(client: Client) -> None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # deprecated only from 2026-07-28 on
+                await client.subscribe_resource(uri)
+
+        await connection.request("resources/subscribe", send)
+
+    async def unsubscribe_resource(self, server: str, uri: str) -> None:
+        """Tell ``server`` we no longer need updates of ``uri`` (``resources/unsubscribe``)."""
+
+        async def send(client: Client) -> None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # deprecated only from 2026-07-28 on
+                await client.unsubscribe_resource(uri)
+
+        await self.connection(server).request("resources/unsubscribe", send)
 
     async def prompts(self, server: str) -> list[mcp_types.Prompt]:
         """The prompts ``server`` lists (``prompts/list``, every page)."""

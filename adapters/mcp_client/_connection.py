@@ -373,6 +373,8 @@ class Connection:
                 self._tool_refresh.poke(self._tg)
             elif kind is not None and live.client is not None and announced(live.client)[kind]:
                 self.followers.poke(kind, self._tg)  # only lists the server said it announces
+            elif isinstance(message, mcp_types.ResourceUpdatedNotification):
+                self.followers.updated(message.params.uri)
             await anyio.lowlevel.checkpoint()
 
         return handle

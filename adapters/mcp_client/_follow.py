@@ -68,11 +68,35 @@ class Coalesced:
 
 
 class ListFollowers:
-    """The refreshes to run when a server's resource or prompt list changes."""
+    """The refreshes to run when a server's resource or prompt list changes, and who hears
+    that a subscribed resource was updated."""
 
     def __init__(self) -> None:
         self._refreshes: dict[ListKind, list[Refresh]] = {"resources": [], "prompts": []}
         self._runs = {kind: Coalesced(self._runner(kind)) for kind in self._refreshes}
+        self._updates: list[Callable[[str], None]] = []
+        self._reconnects: list[Refresh] = []
+
+    def on_reconnect(self, refresh: Refresh) -> Callable[[], None]:
+        """Run ``refresh()`` after every new connection but the first (a restarted server
+        forgot what this client asked of it, such as its subscriptions); returns the
+        unsubscriber."""
+        self._reconnects.append(refresh)
+        return lambda: self._reconnects.remove(refresh)
+
+    def on_updated(self, listener: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``listener(uri)`` when the server says the resource at ``uri`` was updated
+        (``notifications/resources/updated``); returns the unsubscriber."""
+        self._updates.append(listener)
+        return lambda: self._updates.remove(listener)
+
+    def updated(self, uri: str) -> None:
+        """The server says the resource at ``uri`` was updated: tell the listeners."""
+        for listener in list(self._updates):
+            try:
+                listener(uri)
+            except Exception:
+                logger.exception("a resource-update listener failed")
 
     def add(self, kind: ListKind, refresh: Refresh) -> Callable[[], None]:
         """Run ``refresh()`` after every change of list ``kind``; returns the unsubscriber.
@@ -95,9 +119,12 @@ class ListFollowers:
             self._runs[kind].poke(task_group)
 
     def missed(self, task_group: anyio.abc.TaskGroup) -> None:
-        """A new connection to the server: refresh every list, whatever changed meanwhile."""
+        """A new connection to the server: refresh every list, whatever changed meanwhile,
+        and run the :meth:`on_reconnect` refreshes."""
         for kind in self._runs:
             self.poke(kind, task_group)
+        for refresh in list(self._reconnects):
+            task_group.start_soon(_logged, refresh)
 
     def _runner(self, kind: ListKind) -> Refresh:
         async def run() -> None:
@@ -108,6 +135,13 @@ class ListFollowers:
                     logger.exception("refreshing the %s of an MCP server failed", kind)
 
         return run
+
+
+async def _logged(refresh: Refresh) -> None:
+    try:
+        await refresh()
+    except Exception:
+        logger.exception("a refresh after reconnecting to an MCP server failed")
 
 
 def changed_list(message: object) -> ListKind | None:

@@ -1,7 +1,9 @@
 """What our client answers when a remote server asks or tells it something.
 
 * ``clientInfo`` is ``mcp-toolkit <version>``.
-* ``notifications/message`` → Python logging under ``toolkit.remote.<server>``.
+* ``notifications/message`` → Python logging under ``toolkit.remote.<server>``; the record keeps
+  the server's own MCP level (``notice``, ``alert``, ``emergency``…) as ``record.mcp_level``,
+  so a relay passes it on unchanged.
 * ``elicitation/create`` → the pool's elicitation handler (defaults of the schema filled in for
   fields the handler left out); without one, a clear refusal.
 * ``sampling/createMessage`` → the pool's sampling handler: a LangChain chat model or an async
@@ -128,7 +130,8 @@ def _logger(server: str) -> Callable[[mcp_types.LoggingMessageNotificationParams
 
     async def on_log(params: mcp_types.LoggingMessageNotificationParams) -> None:
         name = f"{params.logger}: " if params.logger else ""
-        log.log(_LEVELS.get(params.level, logging.INFO), "%s%s", name, params.data)
+        level = _LEVELS.get(params.level, logging.INFO)
+        log.log(level, "%s%s", name, params.data, extra={"mcp_level": params.level})
 
     return on_log
 

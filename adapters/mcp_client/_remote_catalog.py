@@ -8,6 +8,14 @@ servers never clash and a client can tell where a resource lives.
 The copy follows the server: on its resources or prompts ``list_changed`` the list is fetched
 again in full and swapped in one step (entries added, removed, replaced); a failed fetch keeps
 the old copy. Only entries this copy registered are ever removed.
+
+Rule: what a remote server says about its catalog arrives whole (titles, descriptions,
+argument descriptions, MIME types), and every URI the gateway hands out can be read through
+the gateway. A client's subscription to a copied resource is relayed to the server
+(``resources/subscribe``) and the server's ``notifications/resources/updated`` come back under
+the served URI (and are asked for again after a reconnect to a restarted server); a server
+that offers no subscriptions refuses it with a message that says so.
+Each entry names its ``server``, so a caller sees it only if it sees one of that server's tools.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import quote
 
 import mcp_types
@@ -44,25 +52,26 @@ _MAX_WARNED = 1000
 
 def _function(
     name: str,
-    params: list[tuple[str, bool]],
+    params: list[tuple[str, bool, str | None]],
     doc: str,
     body: Callable[[dict[str, str]], Awaitable[Any]],
 ) -> Callable[..., Awaitable[Any]]:
-    """An async function of keyword-only string parameters (``(name, required)``) that calls
-    ``body`` with the arguments given."""
+    """An async function of keyword-only string parameters (``(name, required, description)``)
+    that calls ``body`` with the arguments given."""
 
     async def proxy(**kwargs: str | None) -> Any:
         return await body({k: v for k, v in kwargs.items() if v is not None})
 
     kind = inspect.Parameter.KEYWORD_ONLY
-    parameters = [
-        inspect.Parameter(p, kind, annotation=str)
-        if required
-        else inspect.Parameter(p, kind, annotation=str | None, default=None)
-        for p, required in params
-    ]
+    hints: dict[str, Any] = {}
+    parameters = []
+    for p, required, description in params:
+        hint: Any = str if required else str | None
+        hints[p] = Annotated[hint, description] if description else hint
+        default = inspect.Parameter.empty if required else None
+        parameters.append(inspect.Parameter(p, kind, annotation=hints[p], default=default))
     proxy.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    proxy.__annotations__ = {p: (str if required else str | None) for p, required in params}
+    proxy.__annotations__ = hints
     proxy.__name__ = proxy.__qualname__ = re.sub(r"\W", "_", name)
     proxy.__doc__ = doc
     return proxy
@@ -105,6 +114,10 @@ async def register_catalog(
     connection = pool.connection(server)
     connection.followers.add("resources", lambda: copy.refresh("resources"))
     connection.followers.add("prompts", lambda: copy.refresh("prompts"))
+    connection.followers.on_updated(lambda uri: registry.resources.updated(f"{server}+{uri}"))
+    registry.resources.on_subscribe(copy.subscribe)
+    registry.resources.on_unsubscribe(copy.unsubscribe)
+    connection.followers.on_reconnect(copy.resubscribe)
     return resources, prompts
 
 
@@ -133,6 +146,50 @@ class _Copy:
     listed: set[str] = field(default_factory=set)
     #: The warnings given about entries left out (each is given once).
     warned: set[str] = field(default_factory=set)
+    #: The server's URIs this copy subscribed to for its clients.
+    subscribed: set[str] = field(default_factory=set)
+
+    async def subscribe(self, uri: str) -> None:
+        """A client subscribes to ``uri``: if this copy serves it, subscribe on the server.
+
+        Raises:
+            ToolError: The server refused it or offers no subscriptions (the message says so).
+        """
+        remote = self._remote(uri)
+        if remote is not None:
+            await self.pool.subscribe_resource(self.server, remote)
+            self.subscribed.add(remote)
+
+    async def unsubscribe(self, uri: str) -> None:
+        """Nobody listens to ``uri`` any more: let go of it on the server, if this copy
+        subscribed there."""
+        remote = self._remote(uri)
+        if remote is not None and remote in self.subscribed:
+            self.subscribed.discard(remote)
+            await self.pool.unsubscribe_resource(self.server, remote)
+
+    async def resubscribe(self) -> None:
+        """A new connection to a restarted server: subscribe again to what clients listen to
+        (never raises; a refusal is logged)."""
+        for remote in sorted(self.subscribed):
+            try:
+                await self.pool.subscribe_resource(self.server, remote)
+            except ToolError as exc:
+                log.warning(
+                    "MCP server %r: subscribing again to %r after a reconnect failed: %s",
+                    self.server,
+                    remote,
+                    exc.message,
+                )
+
+    def _remote(self, uri: str) -> str | None:
+        """The server's own URI for a served ``uri`` this copy serves, else ``None``."""
+        mark = f"{self.server}+"
+        served = self.registry.resources.find(uri)
+        ours = self.entries["resources"].get(served.uri) if served is not None else None
+        if uri.startswith(mark) and ours is not None and ours[0] is served:
+            return uri[len(mark) :]
+        return None
 
     async def refresh(self, kind: str) -> None:
         """Fetch list ``kind`` again and swap it in; never raises (the old copy stays)."""
@@ -260,17 +317,25 @@ def _resource(
     if not all(_identifier(v) for v in variables):
         raise RegistrationError(f"resource template {remote!r} not re-served (variable names)")
     doc = entry.description or entry.title or entry.name
-    fn = _function(f"{server}_{entry.name}", [(v, True) for v in variables], doc, read)
+    fn = _function(f"{server}_{entry.name}", [(v, True, None) for v in variables], doc, read)
     # The template's arguments complete as the remote server completes them.
     ref = mcp_types.ResourceTemplateReference(uri=remote)
     completions = {v: _completer(pool, server, ref, v) for v in variables}
     try:
-        mcp_resource(served, completions=completions, mime_type=entry.mime_type)(fn)
+        mcp_resource(served, title=entry.title, completions=completions, mime_type=entry.mime_type)(
+            fn
+        )
     except RegistrationError as exc:
         raise RegistrationError(f"resource {remote!r} not re-served: {exc}") from None
     name = f"{server}_{entry.name}"
     listed = entry.model_dump(mode="json")
-    return _Made(served, lambda registry: registry.resources.register(fn, name=name), listed)
+
+    def register(registry: ToolRegistry) -> FunctionResource:
+        resource = registry.resources.register(fn, name=name)
+        resource.server = server  # seen only by callers who see one of the server's tools
+        return resource
+
+    return _Made(served, register, listed)
 
 
 def _content(uri: str, item: Any) -> ResourceContent:
@@ -285,8 +350,8 @@ def _prompt(pool: Catalog, server: str, prefix: str, prompt: mcp_types.Prompt) -
     Raises:
         RegistrationError: It cannot be served (the message says why).
     """
-    arguments = [(a.name, bool(a.required)) for a in prompt.arguments or []]
-    if not all(_identifier(name) for name, _ in arguments):
+    arguments = [(a.name, bool(a.required), a.description) for a in prompt.arguments or []]
+    if not all(_identifier(name) for name, _, _ in arguments):
         raise RegistrationError(f"prompt {prompt.name!r} not re-served (argument names)")
 
     async def get(values: dict[str, str]) -> list[PromptMessage]:
@@ -295,10 +360,16 @@ def _prompt(pool: Catalog, server: str, prefix: str, prompt: mcp_types.Prompt) -
 
     fn = _function(prefix + prompt.name, arguments, prompt.description or prompt.name, get)
     ref = mcp_types.PromptReference(name=prompt.name)
-    completions = {name: _completer(pool, server, ref, name) for name, _ in arguments}
+    completions = {name: _completer(pool, server, ref, name) for name, _, _ in arguments}
     try:
-        mcp_prompt(name=prefix + prompt.name, completions=completions)(fn)
+        mcp_prompt(name=prefix + prompt.name, title=prompt.title, completions=completions)(fn)
     except RegistrationError as exc:
         raise RegistrationError(f"prompt {prompt.name!r} not re-served: {exc}") from None
     listed = prompt.model_dump(mode="json")
-    return _Made(prefix + prompt.name, lambda registry: registry.prompts.register(fn), listed)
+
+    def register(registry: ToolRegistry) -> FunctionPrompt:
+        served = registry.prompts.register(fn)
+        served.server = server  # seen only by callers who see one of the server's tools
+        return served
+
+    return _Made(prefix + prompt.name, register, listed)

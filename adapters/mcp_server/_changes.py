@@ -50,6 +50,11 @@ _CHANNELS: dict[ListKind, tuple[Callable[[], ServerEvent], str]] = {
 _MAX_SESSIONS = 1024
 
 
+def _no_values(ctx: object) -> dict[str, Any]:
+    """No caller values (a server without callers)."""
+    return {}
+
+
 class ListChangeNotifier:
     """Broadcasts list changes (tools, resources, prompts) to every client that can hear them.
 
@@ -63,8 +68,12 @@ class ListChangeNotifier:
         self.listen_handler = ListenHandler(self.bus)
         #: Remember handshake clients arriving over HTTP (only a stateful HTTP app sets it).
         self.track_http = False
+        #: Who a handshake comes from (the caller's context values), kept per connection so
+        #: broadcasts that belong to no request can still be scoped to the caller.
+        self.identify: Callable[[ServerRequestContext[Any, Any]], dict[str, Any]] = _no_values
         self._sessions: dict[int, ServerSession] = {}
         self._keys: dict[int, str] = {}
+        self._values: dict[int, dict[str, Any]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
         self._pending: set[ListKind] = set()
@@ -123,15 +132,24 @@ class ListChangeNotifier:
         result = await call_next(ctx)
         if ctx.method == "notifications/initialized" and (ctx.request is None or self.track_http):
             if len(self._sessions) >= _MAX_SESSIONS:
-                self._keys.pop(oldest := next(iter(self._sessions)), None)
-                self._sessions.pop(oldest)
+                self._forget(next(iter(self._sessions)))
             self._sessions[id(ctx.session)] = ctx.session
             self._keys[id(ctx.session)] = session_key(ctx)
+            self._values[id(ctx.session)] = self.identify(ctx)
         return result
 
     def sessions(self) -> list[tuple[str, ServerSession]]:
         """The remembered handshake connections, each with its log-level key."""
         return [(self._keys.get(k, ""), s) for k, s in list(self._sessions.items())]
+
+    def values_of(self, session: object) -> dict[str, Any]:
+        """The caller's context values of a remembered connection (``{}`` if unknown)."""
+        return dict(self._values.get(id(session), {}))
+
+    def _forget(self, key: int) -> None:
+        self._sessions.pop(key, None)
+        self._keys.pop(key, None)
+        self._values.pop(key, None)
 
     async def _broadcast(self, wake: asyncio.Event) -> None:
         while True:
@@ -150,5 +168,4 @@ class ListChangeNotifier:
                 await getattr(session, method)()
             except Exception:  # the connection is gone: forget it
                 logger.debug("dropping a closed connection from list_changed broadcasts")
-                self._sessions.pop(key, None)
-                self._keys.pop(key, None)
+                self._forget(key)

@@ -1,8 +1,14 @@
 """``prompts/list``, ``prompts/get`` and ``completion/complete`` for a registry's prompts and
-resource templates."""
+resource templates.
+
+Rule: every surface answers to the caller (:mod:`toolkit.served_view`): a caller lists, gets and
+completes only the prompts and templates the policy lets it see; a hidden one is answered as a
+missing one, a prompt runs with the caller's context, and each get is recorded with the caller.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import mcp_types
@@ -18,9 +24,11 @@ from mcp_types import (
 
 from adapters.mcp_server._resources import mcp_error, wire_result
 from adapters.mcp_wire import mcp_block
+from toolkit.call_log import caller_scope
 from toolkit.errors import ToolError
-from toolkit.prompts import FunctionPrompt, PromptRegistry
+from toolkit.prompts import FunctionPrompt, PromptRegistry, prompt_not_found
 from toolkit.resources import ResourceRegistry
+from toolkit.served_view import ServedView
 
 __all__ = ["PromptHandlers"]
 
@@ -49,11 +57,18 @@ class PromptHandlers:
     Args:
         prompts: The registry's prompts.
         resources: The registry's resources (their templates' arguments complete too).
+        view: The caller's view of the registry for a request.
     """
 
-    def __init__(self, prompts: PromptRegistry, resources: ResourceRegistry) -> None:
+    def __init__(
+        self,
+        prompts: PromptRegistry,
+        resources: ResourceRegistry,
+        view: Callable[[ServerRequestContext[Any]], ServedView],
+    ) -> None:
         self.prompts = prompts
         self.resources = resources
+        self._view = view
 
     def install(self, server: Any) -> None:
         """Register the handlers on ``server`` (a low-level SDK ``Server``)."""
@@ -64,16 +79,18 @@ class PromptHandlers:
     async def list(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> dict[str, Any]:
-        """``prompts/list``: every prompt, in one page."""
-        entries = [prompt_entry(p) for p in self.prompts.prompts()]
+        """``prompts/list``: every prompt the caller may see, in one page."""
+        entries = [prompt_entry(p) for p in await self._view(ctx).prompts()]
         return wire_result(mcp_types.ListPromptsResult, {"prompts": entries})
 
     async def get(
         self, ctx: ServerRequestContext[Any], params: GetPromptRequestParams
     ) -> dict[str, Any]:
         """``prompts/get``: the prompt's messages for the arguments given."""
+        view = self._view(ctx)
         try:
-            messages = await self.prompts.render(params.name, params.arguments or {})
+            with caller_scope(view.context.get("caller")):
+                messages = await view.render(params.name, params.arguments or {})
         except ToolError as error:
             raise mcp_error(error, name=params.name) from None
         out: dict[str, Any] = {
@@ -88,14 +105,15 @@ class PromptHandlers:
         self, ctx: ServerRequestContext[Any], params: CompleteRequestParams
     ) -> dict[str, Any]:
         """``completion/complete``: candidates for one argument of a prompt or template."""
-        ref = params.ref
+        ref, view = params.ref, self._view(ctx)
         if isinstance(ref, PromptReference):
-            prompt = self.prompts.get(ref.name)
+            prompt = await view.prompt(ref.name)
             if prompt is None:
-                raise MCPError(INVALID_PARAMS, f"No prompt is called {ref.name!r}.")
+                known = [p.name for p in await view.prompts()]
+                raise mcp_error(prompt_not_found(ref.name, known), name=ref.name)
             runner = prompt.runner
         else:
-            resource = self.resources.get(ref.uri) or self.resources.find(ref.uri)
+            resource = await view.resource(ref.uri)
             if resource is None:
                 raise MCPError(INVALID_PARAMS, f"No resource template is {ref.uri!r}.")
             runner = resource.runner

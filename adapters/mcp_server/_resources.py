@@ -3,14 +3,21 @@
 ``resources/list`` serves the fixed URIs, ``resources/templates/list`` the templates and
 ``resources/read`` either. A 2025-11-25 client subscribes with ``resources/subscribe`` and hears
 ``notifications/resources/updated`` on its connection; a 2026-07-28 client names the URIs on
-its ``subscriptions/listen`` stream and hears them there (the SDK's subscription bus).
+its ``subscriptions/listen`` stream and hears them there (the SDK's subscription bus). Over
+stateless HTTP no connection outlives a request, so no update could arrive: ``resources/subscribe``
+is not advertised there and is refused with a message that says so.
+
+Rule: every surface answers to the caller (:mod:`toolkit.served_view`). Each request is served
+from its caller's :class:`~toolkit.served_view.ServedView`: listings hold only what the policy
+lets the caller see, a hidden resource is read or subscribed to exactly as a missing one, the
+function gets the caller's context and each read is recorded with the caller.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -22,16 +29,20 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
+    INVALID_REQUEST,
     PaginatedRequestParams,
     ReadResourceRequestParams,
     SubscribeRequestParams,
+    SubscriptionsListenRequestParams,
     UnsubscribeRequestParams,
 )
 from pydantic import BaseModel
 
+from toolkit.call_log import caller_scope
 from toolkit.errors import ErrorCode, ToolError
-from toolkit.resources import FunctionResource, ResourceRegistry
+from toolkit.resources import FunctionResource, ResourceRegistry, resource_not_found
 from toolkit.result import ResourceContent
+from toolkit.served_view import ServedView
 
 __all__ = ["ResourceHandlers", "mcp_error", "wire_result"]
 
@@ -91,11 +102,22 @@ class ResourceHandlers:
     Args:
         resources: The registry's resources.
         bus: The server's subscription bus (2026-07-28 ``subscriptions/listen`` streams).
+        view: The caller's view of the registry for a request.
+        lasting: Whether a connection outlives its request (not over stateless HTTP), so a
+            subscription can be told of updates.
     """
 
-    def __init__(self, resources: ResourceRegistry, bus: InMemorySubscriptionBus) -> None:
+    def __init__(
+        self,
+        resources: ResourceRegistry,
+        bus: InMemorySubscriptionBus,
+        view: Callable[[ServerRequestContext[Any]], ServedView],
+        lasting: Callable[[], bool] = lambda: True,
+    ) -> None:
         self.resources = resources
         self._bus = bus
+        self._view = view
+        self._lasting = lasting
         self._subscribers: dict[str, dict[int, Any]] = {}
         self._count = 0
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -118,23 +140,25 @@ class ResourceHandlers:
     async def list(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> dict[str, Any]:
-        """``resources/list``: every fixed URI, in one page."""
-        entries = [resource_entry(r) for r in self.resources.resources()]
+        """``resources/list``: every fixed URI the caller may see, in one page."""
+        entries = [resource_entry(r) for r in await self._view(ctx).resources()]
         return wire_result(mcp_types.ListResourcesResult, {"resources": entries})
 
     async def list_templates(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> dict[str, Any]:
-        """``resources/templates/list``: every URI template, in one page."""
-        entries = [resource_entry(r) for r in self.resources.templates()]
+        """``resources/templates/list``: every URI template the caller may see, in one page."""
+        entries = [resource_entry(r) for r in await self._view(ctx).templates()]
         return wire_result(mcp_types.ListResourceTemplatesResult, {"resourceTemplates": entries})
 
     async def read(
         self, ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
     ) -> dict[str, Any]:
         """``resources/read``: the contents at a URI, or an error naming what went wrong."""
+        view = self._view(ctx)
         try:
-            contents = await self.resources.read(params.uri)
+            with caller_scope(view.context.get("caller")):
+                contents = await view.read(params.uri)
         except ToolError as error:
             raise mcp_error(error, uri=params.uri) from None
         entries = [contents_entry(c) for c in contents]
@@ -143,14 +167,25 @@ class ResourceHandlers:
     async def subscribe(
         self, ctx: ServerRequestContext[Any], params: SubscribeRequestParams
     ) -> dict[str, Any]:
-        """``resources/subscribe``: this connection hears when ``params.uri`` changes."""
-        if self.resources.find(params.uri) is None:
+        """``resources/subscribe``: this connection hears when ``params.uri`` changes.
+
+        A gateway's copy of a remote resource is subscribed to on its server too.
+        """
+        if not self._lasting():
             raise MCPError(
-                INVALID_PARAMS,
-                f"No resource has the URI {params.uri!r}; subscribe to a listed resource or a "
-                f"URI of a listed template.",
+                INVALID_REQUEST,
+                "This server runs stateless HTTP: no connection outlives a request, so no "
+                "update could reach you. Read the resource again when you need it, or use a "
+                "server with sessions (stateful HTTP, stdio) or a 2026-07-28 client's "
+                "subscriptions/listen stream.",
                 data={"uri": params.uri},
             )
+        if await self._view(ctx).resource(params.uri) is None:
+            raise mcp_error(resource_not_found(params.uri), uri=params.uri)
+        try:
+            await self.resources.subscribing(params.uri)
+        except ToolError as error:
+            raise mcp_error(error, uri=params.uri) from None
         if self._count >= _MAX_SUBSCRIPTIONS:
             self._forget_oldest()
         peer = _peer(ctx)
@@ -160,6 +195,25 @@ class ResourceHandlers:
         sessions[id(peer)] = peer
         return {}
 
+    async def listen(
+        self,
+        ctx: ServerRequestContext[Any],
+        params: SubscriptionsListenRequestParams,
+        handler: Callable[..., Awaitable[Any]],
+    ) -> Any:
+        """``subscriptions/listen`` (2026-07-28) through ``handler``, the stream hearing only
+        of URIs the caller may read: others are left out of the honored filter, a hidden URI
+        exactly as one that no resource serves."""
+        wanted = params.notifications.resource_subscriptions
+        if wanted:
+            view = self._view(ctx)
+            kept = [uri for uri in wanted if await view.resource(uri) is not None]
+            notifications = params.notifications.model_copy(
+                update={"resource_subscriptions": kept or None}
+            )
+            params = params.model_copy(update={"notifications": notifications})
+        return await handler(ctx, params)
+
     async def unsubscribe(
         self, ctx: ServerRequestContext[Any], params: UnsubscribeRequestParams
     ) -> dict[str, Any]:
@@ -167,6 +221,11 @@ class ResourceHandlers:
         sessions = self._subscribers.get(params.uri, {})
         if sessions.pop(id(_peer(ctx)), None) is not None:
             self._count -= 1
+            if not sessions:  # the last one: a gateway lets go of the remote resource too
+                try:
+                    await self.resources.unsubscribed(params.uri)
+                except ToolError as error:
+                    logger.info("unsubscribing %r: %s", params.uri, error.message)
         if not sessions:
             self._subscribers.pop(params.uri, None)
         return {}

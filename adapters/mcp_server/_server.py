@@ -7,6 +7,7 @@ exception processor are exactly those of every other sink.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
 from importlib import metadata
@@ -21,8 +22,10 @@ from mcp_types import (
     INVALID_REQUEST,
     CallToolRequestParams,
     PaginatedRequestParams,
+    ServerCapabilities,
     SetLevelRequestParams,
 )
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from adapters.mcp_server._approval import ElicitingApprover
 from adapters.mcp_server._callers import CallerMap, visible_entries
@@ -31,6 +34,7 @@ from adapters.mcp_server._channel import SessionChannel, session_key
 from adapters.mcp_server._log_relay import relaying_logs
 from adapters.mcp_server._paging import ToolListing
 from adapters.mcp_server._prompts import PromptHandlers
+from adapters.mcp_server._remote_links import through_gateway
 from adapters.mcp_server._remote_logs import relaying_remote_logs
 from adapters.mcp_server._resources import ResourceHandlers
 from adapters.mcp_server._rounds import InputRequired, Rounds, state_boundary
@@ -44,6 +48,7 @@ from toolkit.invoker import new_call_id
 from toolkit.options import CallOptions
 from toolkit.registry import ToolRegistry
 from toolkit.result import ToolResult
+from toolkit.served_view import ServedView
 from toolkit.spec import ToolSpec
 
 __all__ = ["RegistryServer", "build_server"]
@@ -87,8 +92,10 @@ class RegistryServer(Server[Any]):
             )
         self.registry = registry
         self.changes = ListChangeNotifier(self._forget_listing)
-        #: Advertise ``listChanged`` (tools, resources, prompts) to handshake clients; off when
-        #: no connection outlives a POST (stateless HTTP), where nothing could be sent.
+        self.changes.identify = self._handshake_values
+        #: Advertise ``listChanged`` (tools, resources, prompts) and ``resources.subscribe`` to
+        #: handshake clients; off when no connection outlives a POST (stateless HTTP), where
+        #: nothing could be sent (a ``resources/subscribe`` is then refused, saying why).
         self.legacy_list_changed = True
         self._page_size = page_size
         self._listing: ToolListing | None = None
@@ -118,15 +125,17 @@ class RegistryServer(Server[Any]):
             # With callers, the SDK reads a tool's schema (for Mcp-Param headers) from this
             # caller's own tools/list, so a hidden tool's schema answers nothing either.
             get_tool_input_schema=self._input_schema if callers is None else None,
-            on_subscriptions_listen=self.changes.listen_handler,
+            on_subscriptions_listen=self._listen,
         )
         # Registered here rather than as on_* arguments: they return wire dicts, not models.
         self.add_request_handler("tools/list", PaginatedRequestParams, self._list_tools)
         self.add_request_handler("tools/call", CallToolRequestParams, self._call_tool)
         self.add_request_handler("logging/setLevel", SetLevelRequestParams, self._set_level)
-        self.resource_handlers = ResourceHandlers(registry.resources, self.changes.bus)
+        self.resource_handlers = ResourceHandlers(
+            registry.resources, self.changes.bus, self.served_view, lambda: self.legacy_list_changed
+        )
         self.resource_handlers.install(self)
-        PromptHandlers(registry.prompts, registry.resources).install(self)
+        PromptHandlers(registry.prompts, registry.resources, self.served_view).install(self)
         self.middleware.append(self.changes)
         self.middleware.append(state_boundary(name))
         registry.on_change(self.changes.registry_changed)
@@ -146,6 +155,51 @@ class RegistryServer(Server[Any]):
             tools_changed=changes, resources_changed=changes, prompts_changed=changes
         )
         return super().create_initialization_options(options, experimental_capabilities, extensions)
+
+    def get_capabilities(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+        *,
+        protocol_version: str | None = None,
+    ) -> ServerCapabilities:
+        """As the SDK's, without ``resources.subscribe`` for handshake clients where no
+        connection outlives a request (stateless HTTP): no update could reach them."""
+        caps = super().get_capabilities(
+            notification_options,
+            experimental_capabilities,
+            extensions,
+            protocol_version=protocol_version,
+        )
+        modern = protocol_version in MODERN_PROTOCOL_VERSIONS
+        if caps.resources is not None and not self.legacy_list_changed and not modern:
+            caps.resources = caps.resources.model_copy(update={"subscribe": False})
+        return caps
+
+    def served_view(self, ctx: ServerRequestContext[Any]) -> ServedView:
+        """The request's caller's view of the resources and prompts: its context (the caller's
+        values), and the policy of ``options`` or the registry's."""
+        values = _caller_values(ctx)
+        values.update(self._caller(ctx))
+        context = ToolContext(call_id=new_call_id(), values=values)
+        return ServedView(self.registry, context, policy=self._scoped.policy)
+
+    async def _listen(self, ctx: ServerRequestContext[Any], params: Any) -> Any:
+        return await self.resource_handlers.listen(ctx, params, self.changes.listen_handler)
+
+    def _handshake_values(self, ctx: ServerRequestContext[Any]) -> dict[str, Any]:
+        values = _caller_values(ctx)
+        with contextlib.suppress(MCPError):  # no known caller: it hears what one without may
+            values.update(self._caller(ctx))
+        return values
+
+    async def hears(self, session: object, server: str) -> bool:
+        """Whether the caller of a handshake connection sees a tool of the remote ``server``
+        (its background log messages go only to such callers)."""
+        context = ToolContext(values=self.changes.values_of(session))
+        view = ServedView(self.registry, context, policy=self._scoped.policy)
+        return await view.sees_server(server)
 
     def listing(self) -> ToolListing:
         """The current tool listing (rebuilt after the registry changes)."""
@@ -261,7 +315,7 @@ class RegistryServer(Server[Any]):
             # The spec makes an unknown tool a protocol error, not a tool result; a name given
             # to call_tool is an argument, so the model reads the error and picks another.
             raise MCPError(INVALID_PARAMS, result.content, data={"code": result.code.value})
-        return call_result(result, self._spec(result.tool or name))
+        return call_result(through_gateway(self.registry, result), self._spec(result.tool or name))
 
     async def _set_level(
         self, ctx: ServerRequestContext[Any], params: SetLevelRequestParams
@@ -279,7 +333,9 @@ async def _lifespan(server: Server[Any]) -> AsyncIterator[None]:
     async with (
         server.changes.running(),
         server.resource_handlers.running(),
-        relaying_remote_logs(server.registry, server.changes.sessions, server._log_levels),
+        relaying_remote_logs(
+            server.registry, server.changes.sessions, server._log_levels, server.hears
+        ),
     ):
         yield
 
