@@ -17,7 +17,7 @@ QUICK_TESTS := tests/toolkit tests/adapters/openai tests/adapters/http tests/ada
 .PHONY: help install peers lint quick test demo bench clean conformance
 
 help:
-	@echo "make quick  - install, ruff, and the core's and a few adapters' tests (a few minutes)"
+	@echo "make quick  - install, ruff, the core's and a few adapters' tests (about 3 minutes on 2 cores)"
 	@echo "make test   - install everything needed, lint, type-check, run all tests and notebooks"
 	@echo "              (1,500+ tests: about 5 minutes on 2 idle cores, much longer on a busy machine)"
 	@echo "make demo   - an agent over local and remote tools, offline unless OPENAI_API_KEY is set"
