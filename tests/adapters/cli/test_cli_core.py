@@ -136,6 +136,51 @@ def test_check_fails_on_an_undocumented_parameter(tool_file: Callable[[str], str
     assert "ship" in result.stdout  # the table is still shown
 
 
+def test_inspect_says_which_parameters_are_optional_and_their_defaults(
+    tool_file: Callable[[str], str],
+) -> None:
+    result = runner.invoke(app, ["inspect", tool_file(SHIP)])
+    assert result.exit_code == 0, result.output
+    assert "express: boolean (optional, default false)" in result.stdout
+    assert "order_id: integer —" in result.stdout  # required: no mark
+
+
+LINE = '''
+from dataclasses import dataclass
+
+
+@dataclass
+class Line:
+    """A line.
+
+    Attributes:
+        sku: The product code.
+    """
+
+    sku: str
+    note: str = ""
+
+
+@mcp_tool
+def bill(line: Line) -> str:
+    """Bill a line.
+
+    Args:
+        line: The line.
+    """
+    return line.sku
+'''
+
+
+def test_check_notices_an_undocumented_field_of_a_dataclass_parameter(
+    tool_file: Callable[[str], str],
+) -> None:
+    result = runner.invoke(app, ["inspect", tool_file(LINE), "--check"])
+    assert result.exit_code == 1
+    assert "bill.line.note: field is not documented (add it under Attributes:" in result.stderr
+    assert "bill.line.sku" not in result.stderr  # documented by the class's Attributes:
+
+
 def test_check_fails_on_a_tool_without_description(tool_file: Callable[[str], str]) -> None:
     path = tool_file("@mcp_tool\ndef ping() -> str:\n    return 'pong'\n")
     result = runner.invoke(app, ["inspect", path, "--check"])
