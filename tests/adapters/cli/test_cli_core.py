@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -100,6 +101,22 @@ def test_console_script_call_failure_exits_1_with_the_message() -> None:
     assert "INVALID_PARAMS" in done.stdout
     assert "to_bin" in done.stdout and "quantity" in done.stdout
     assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_output_that_is_not_a_terminal_is_no_wider_than_a_log_line() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    done = subprocess.run(
+        [str(TOOLKIT), "call", APP, "get_bin", '{"code": "A-01-01"}'],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("╭") and "get_bin ✓" in lines[0]
+    assert max(len(line) for line in lines) == 100  # the panel, no longer 200 columns wide
 
 
 # -- inspect ------------------------------------------------------------------------------------
