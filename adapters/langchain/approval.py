@@ -16,7 +16,7 @@ arguments; the application resumes it with ``Command(resume=...)``:
 Without a checkpointer a paused graph can never be resumed, so inside a graph compiled without
 one, ``"ask"`` does not pause: the model is told the call was not run because no person can be
 asked here (:data:`NOT_ASKED`), and the developer gets the fix (compile with a
-checkpointer, or let the policy allow the tool) as a warning on the ``adapters.langgraph``
+checkpointer, or let the policy allow the tool) as a warning on the ``adapters.langchain``
 logger. The agent goes on and every tool call still gets its answer.
 """
 
@@ -54,7 +54,7 @@ __all__ = [
     "to_approval",
 ]
 
-log = logging.getLogger("adapters.langgraph")
+log = logging.getLogger("adapters.langchain")
 
 _APPROVE = frozenset({"approve", "approved", "accept", "allow", "yes"})
 _REJECT = frozenset({"reject", "rejected", "deny", "denied", "no"})

@@ -112,7 +112,7 @@ def test_approval_without_checkpointer_tells_the_model_no_one_was_asked(
     # The model hears what happened and what it can do; the fix is the developer's, in the log.
     assert NOT_ASKED in texts["delete_bin"]
     assert "rejected" not in texts["delete_bin"] and "checkpointer" not in texts["delete_bin"]
-    warned = [r for r in caplog.records if r.name == "adapters.langgraph"]
+    warned = [r for r in caplog.records if r.name == "adapters.langchain"]
     assert [r.levelname for r in warned] == ["WARNING"]
     assert no_checkpointer_reason("delete_bin") in warned[0].getMessage()
     assert "B-2" in texts["get_bin"]
