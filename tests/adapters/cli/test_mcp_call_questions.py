@@ -67,3 +67,10 @@ def test_the_persons_answer_time_is_not_the_calls_duration(tmp_path: Path) -> No
     shown = re.search(r"reserve ✓ · ([\d.]+) ms", seen)
     assert shown is not None, seen
     assert float(shown.group(1)) < pause * 1000  # the call itself took far less than the pause
+
+
+def test_yes_declines_a_question_it_cannot_answer_and_says_so(tmp_path: Path) -> None:
+    config = _config(tmp_path, "tests.support.asking_server:registry")
+    done = _toolkit("mcp", "call", str(config), "wh", "reserve", '{"sku": "X"}', "--yes")
+    assert "nothing reserved (decline)" in done.stdout
+    assert "--yes cannot answer quantity" in " ".join(done.stderr.split())
