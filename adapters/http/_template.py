@@ -114,10 +114,9 @@ class ResponseTemplate:
         else:
             variables = {"data": data}
         variables["args"] = dict(arguments or {})
-        # Values may be as large as what came in: the response and the arguments.
-        with rendering(
-            [data, variables["args"]], self.max_iterations, self.max_output, self.max_seconds
-        ):
+        # Values may be as large as what came in: the response, and the arguments if any.
+        measured = [data, variables["args"]] if variables["args"] else data
+        with rendering(measured, self.max_iterations, self.max_output, self.max_seconds):
             # Memory stays bounded while rendering: the text produced is counted as it is made.
             text = "".join(self._template.generate(variables))
         if len(text) > self.max_output:
