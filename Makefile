@@ -10,10 +10,16 @@ SRC := toolkit adapters examples tests bench
 TEST_WORKERS ?= 2
 PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadgroup
 
-.PHONY: help install peers lint test demo bench clean conformance
+# `make quick`: a newcomer's first check, no peers, no notebooks, no type-check: the core's tests
+# and the adapters that need nothing outside the venv.
+QUICK_TESTS := tests/toolkit tests/adapters/openai tests/adapters/http tests/adapters/langchain
+
+.PHONY: help install peers lint quick test demo bench clean conformance
 
 help:
+	@echo "make quick  - install, ruff, the core's and a few adapters' tests (about 3 minutes on 2 cores)"
 	@echo "make test   - install everything needed, lint, type-check, run all tests and notebooks"
+	@echo "              (1,500+ tests: about 5 minutes on 2 idle cores, much longer on a busy machine)"
 	@echo "make demo   - an agent over local and remote tools, offline unless OPENAI_API_KEY is set"
 	@echo "make bench  - every benchmark against the closest existing library, as ratios"
 
@@ -38,6 +44,10 @@ lint: install
 	$(BIN)/ruff format --check $(SRC)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+
+quick: install
+	$(BIN)/ruff check $(SRC)
+	$(BIN)/python -m pytest $(QUICK_TESTS)
 
 test: lint peers
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
+from typing import Any
 
 from toolkit._describe import describe_type
 from toolkit.errors import ErrorCode, ToolError
@@ -73,16 +74,44 @@ def parse_error(detail: str) -> ToolError:
 
 
 def _param_hint(spec: ToolSpec, param: str) -> str:
-    top = param.split(".", 1)[0]
-    schema = spec.parameters.get(top)
+    top, *path = param.split(".")
+    schema = _inside(spec, spec.parameters.get(top), path)
     if schema is None:
-        return ""
-    if top != param:
         return ""
     hint = f"expected {describe_type(schema)}"
     if isinstance(schema, dict) and (desc := schema.get("description")):
         hint += f": {desc}"
     return f" ({hint})"
+
+
+def _inside(spec: ToolSpec, schema: Any, path: list[str]) -> Any:
+    """The schema of ``item.quantity`` / ``lines.0.sku`` inside a parameter's, or ``None``."""
+    for step in path:
+        schema = _resolved(spec, schema)
+        if not isinstance(schema, dict):
+            return None
+        options = [_resolved(spec, s) for s in schema.get("anyOf") or schema.get("oneOf") or []]
+        for candidate in [schema, *options]:
+            if not isinstance(candidate, dict):
+                continue
+            if step.isdigit() and isinstance(candidate.get("items"), dict):
+                schema = candidate["items"]
+                break
+            properties = candidate.get("properties")
+            if isinstance(properties, dict) and step in properties:
+                schema = properties[step]
+                break
+        else:
+            return None
+    return _resolved(spec, schema)
+
+
+def _resolved(spec: ToolSpec, schema: Any) -> Any:
+    """``schema``, or the local definition its ``$ref`` points to (recursive types keep them)."""
+    ref = schema.get("$ref") if isinstance(schema, dict) else None
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return (spec.input_schema.get("$defs") or {}).get(ref.removeprefix("#/$defs/"))
+    return schema
 
 
 def _line(spec: ToolSpec, problem: ArgumentProblem) -> str:

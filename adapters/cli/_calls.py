@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from adapters.cli._render import console, err_console
+from adapters.cli._render import console, count, err_console
 from toolkit.call_log import CALL_LOG_ENV, LoggedCall, display_target, read_calls
 
 __all__ = ["calls_command", "parse_time"]
@@ -40,32 +40,53 @@ def parse_time(text: str, *, now: float | None = None) -> float:
         ) from None
 
 
+_ARGUMENTS_WIDTH = 40
+
+
 def _table(calls: list[LoggedCall], title: str) -> Table:
-    table = Table(title=title, expand=False)
+    """The calls, newest first. The arguments are what a reader looks for, so the other
+    columns give way: what every row shares (the day, the caller, the host) goes to the title."""
+    days = {_day(call) for call in calls}
+    shared = {
+        column: values.pop()
+        for column, values in (
+            ("caller", {call.caller for call in calls}),
+            ("host", {call.host for call in calls}),
+        )
+        if len(values) == 1
+    }
+    said = [f"on {days.pop()}"] if len(days) == 1 else []
+    said += [f"{column} {value}" for column, value in shared.items() if value]
+    table = Table(title=" · ".join([title, *said]), expand=False)
     table.add_column("started", no_wrap=True)
     table.add_column("tool", style="bold cyan", no_wrap=True)
     table.add_column("outcome", no_wrap=True)
     table.add_column("ms", justify="right")
     table.add_column("try", justify="right")
     table.add_column("decision")
-    table.add_column("caller")
-    table.add_column("host")
-    table.add_column("arguments", overflow="fold")
+    columns = [c for c in ("caller", "host") if c not in shared]
+    for column in columns:
+        table.add_column(column)
+    table.add_column("arguments", overflow="fold", min_width=_ARGUMENTS_WIDTH)
+    started = "%H:%M:%S" if said and said[0].startswith("on ") else "%Y-%m-%d %H:%M:%S"
     for call in calls:
         color = "green" if call.outcome == "ok" else "red"
         outcome = call.outcome if call.code is None else f"{call.outcome} {call.code}"
         table.add_row(
-            datetime.fromtimestamp(call.started_at).strftime("%Y-%m-%d %H:%M:%S"),
+            datetime.fromtimestamp(call.started_at).strftime(started),
             call.tool,
             f"[{color}]{outcome}[/]",
             f"{call.duration_ms:.1f}",
             str(call.attempts),
             call.decision,
-            call.caller,
-            call.host,
+            *[getattr(call, column) for column in columns],
             json.dumps(call.arguments, default=str)[:200],
         )
     return table
+
+
+def _day(call: LoggedCall) -> str:
+    return datetime.fromtimestamp(call.started_at).strftime("%Y-%m-%d")
 
 
 def calls_command(
@@ -115,4 +136,4 @@ def calls_command(
     if as_json:
         typer.echo(json.dumps([c.to_dict() for c in calls], indent=2, default=str))
         return
-    console.print(_table(calls, f"{len(calls)} calls in {display_target(target)}"))
+    console.print(_table(calls, f"{count(len(calls), 'call')} in {display_target(target)}"))

@@ -11,8 +11,9 @@ from typing import Annotated
 import typer
 
 from adapters.cli._approval import TerminalApprover
+from adapters.cli._check import problems as check_problems
 from adapters.cli._render import console, count, err_console, result_panel, spec_table
-from toolkit import CallOptions, RegistrationError, ToolRegistry, ToolSpec
+from toolkit import CallOptions, RegistrationError, ToolRegistry
 from toolkit.loader import load_registry
 
 _TARGET_HELP = (
@@ -40,16 +41,6 @@ def _load_http_tools(path: str) -> ToolRegistry:
     return registry
 
 
-def _problems(spec: ToolSpec) -> list[str]:
-    found = []
-    if not spec.description.strip():
-        found.append(f"{spec.name}: no description (add a docstring)")
-    for name, schema in spec.parameters.items():
-        if not (isinstance(schema, dict) and schema.get("description")):
-            found.append(f"{spec.name}.{name}: parameter is not documented (add it under Args:)")
-    return found
-
-
 def inspect_command(
     target: Annotated[str, typer.Argument(help=_TARGET_HELP)],
     as_json: Annotated[bool, typer.Option("--json", help="Print the specs as JSON.")] = False,
@@ -65,7 +56,7 @@ def inspect_command(
     else:
         console.print(spec_table(specs, title=f"{count(len(specs), 'tool')} in {target}"))
     if check:
-        problems = [p for s in specs for p in _problems(s)]
+        problems = [p for s in specs for p in check_problems(s)]
         for problem in problems:
             err_console.print(f"[yellow]check:[/] {problem}")
         if problems:

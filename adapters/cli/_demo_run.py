@@ -140,7 +140,7 @@ class _Run:
                 "[yellow]denied:[/] stdin is not a terminal, so nobody can approve; "
                 "run with --yes to approve."
             )
-            return {"action": "reject", "reason": "nobody was there to approve it"}
+            return "unasked"  # the model hears that no one could be asked, not "rejected"
         self.status.stop()
         try:
             yes = await anyio.to_thread.run_sync(

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -14,11 +14,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from adapters.cli._approval import TerminalApprover
 from adapters.cli._mcp_catalog import add_catalog_commands
 from adapters.mcp_client import McpClientPool, McpConfigError, token_path
 from toolkit import Approval, CallOptions, CallRequest, ToolRegistry, ToolResult
 from toolkit.errors import ToolError
-from toolkit.interaction import Elicitation
 from toolkit.result import AudioContent, Content, ImageContent, ResourceContent
 
 __all__ = ["mcp_app"]
@@ -33,32 +33,15 @@ _T = TypeVar("_T")
 ConfigArg = Annotated[Path, typer.Argument(help="A JSON or YAML file with 'mcpServers'.")]
 
 
-async def ask_on_terminal(server: str, message: str, schema: Mapping[str, Any]) -> Elicitation:
-    """Answer a server's ``elicitation/create`` by asking the person at the terminal."""
-
-    def ask() -> Elicitation:
-        _err.print(f"[bold]{server} asks:[/bold] {message}", soft_wrap=True)
-        answers: dict[str, Any] = {}
-        for name, prop in (schema.get("properties") or {}).items():
-            label = prop.get("title") or prop.get("description") or name
-            kind = prop.get("type", "string")
-            if kind == "boolean":
-                answers[name] = typer.confirm(label, default=bool(prop.get("default", False)))
-                continue
-            typed: Any = {"integer": int, "number": float}.get(kind, str)
-            default = prop.get("default")
-            answers[name] = typer.prompt(label, default=default, type=typed)
-        if not typer.confirm("Send these answers?", default=True):
-            return Elicitation("decline")
-        return Elicitation("accept", answers)
-
-    return await anyio.to_thread.run_sync(ask)
-
-
-def _run(config: Path, work: Callable[[McpClientPool], Awaitable[_T]]) -> _T:
+def _run(
+    config: Path,
+    work: Callable[[McpClientPool], Awaitable[_T]],
+    asking: TerminalApprover | None = None,
+) -> _T:
     async def main() -> _T:
-        # On a terminal, servers that ask the user (elicitation) get a prompt.
-        ask = ask_on_terminal if sys.stdin.isatty() else None
+        # On a terminal (or with --yes), servers that ask the user (elicitation) get answers.
+        person = asking or TerminalApprover(yes=False)
+        ask = person.answer_server if person.answers_servers else None
         async with McpClientPool(config, elicitation=ask) as pool:
             return await work(pool)
 
@@ -97,15 +80,21 @@ def call(
     tool: str,
     arguments: Annotated[str, typer.Argument(help="JSON object of arguments.")] = "{}",
     yes: Annotated[
-        bool, typer.Option("--yes", "-y", help="Approve a destructive call without asking.")
+        bool,
+        typer.Option(
+            "--yes",
+            "-y",
+            help="Approve a destructive call without asking, and answer yes to the server's "
+            "questions.",
+        ),
     ] = False,
 ) -> None:
     """Call one tool and print its result as the model reads it. Exit 1 on failure.
 
-    A destructive tool asks first on a terminal; --yes approves it without asking.
+    A destructive tool asks first on a terminal, once: the server's own approval question is
+    then answered yes. --yes approves it and answers every question without asking.
     """
     # The panel and the question `toolkit call` uses, so a remote call reads like a local one.
-    from adapters.cli._approval import TerminalApprover
     from adapters.cli._render import console, err_console, result_panel
 
     try:
@@ -125,10 +114,14 @@ def call(
         await pool.register_into(registry, [server], prefix="")
         return await registry.call(tool, parsed, options=CallOptions(approver=approve))
 
-    result = _run(config, work)
+    result = _run(config, work, approver)
     if approver.refused:
         err_console.print(f"[red]not run:[/] {approver.refused}")
         raise typer.Exit(1)
+    if result.record is not None and approver.person_seconds:
+        # The server waited for the person's answers: that is not the call's duration.
+        spent = result.record.duration_ms - approver.person_seconds * 1000
+        result.record = replace(result.record, duration_ms=max(spent, 0.0))
     console.print(result_panel(result))
     for line in block_lines(result.blocks):
         console.print(line, soft_wrap=True, markup=False, highlight=False)

@@ -23,6 +23,10 @@ Runner = Callable[[Path, Callable[[McpClientPool], Awaitable[Any]]], Any]
 ConfigArg = Annotated[Path, typer.Argument(help="A JSON or YAML file with 'mcpServers'.")]
 
 
+#: What a table shows where the server said nothing (a MIME type it did not declare).
+_NONE = "—"
+
+
 def _print(text: str) -> None:
     _out.print(text, soft_wrap=True, markup=False, highlight=False)
 
@@ -37,9 +41,9 @@ def add_catalog_commands(app: typer.Typer, run: Runner) -> None:
         async def work(pool: McpClientPool) -> None:
             table = Table("URI", "name", "MIME type", "description", title=f"{server}: resources")
             for r in await pool.resources(server):
-                table.add_row(str(r.uri), r.name, r.mime_type or "", r.description or "")
+                table.add_row(str(r.uri), r.name, r.mime_type or _NONE, r.description or "")
             for t in await pool.resource_templates(server):
-                table.add_row(t.uri_template, t.name, t.mime_type or "", t.description or "")
+                table.add_row(t.uri_template, t.name, t.mime_type or _NONE, t.description or "")
             _out.print(table)
 
         run(config, work)

@@ -6,6 +6,7 @@ import json
 import os
 import sys
 from collections.abc import Iterable
+from typing import Any
 
 from rich.console import Console, Group
 from rich.panel import Panel
@@ -16,13 +17,17 @@ from rich.text import Text
 from toolkit import ToolResult, ToolSpec
 from toolkit.schema import describe_type
 
+#: The width of output that is not a terminal (a pipe, a log file) when ``$COLUMNS`` is not set:
+#: wider than rich's 80 so sentences stay whole, narrow enough to read in a log viewer.
+PIPE_WIDTH = 100
+
 
 def _width(stream: object) -> int | None:
-    """Terminals keep their width; a pipe gets ``$COLUMNS`` or a wide page, never 80 columns."""
+    """Terminals keep their width; a pipe gets ``$COLUMNS`` or :data:`PIPE_WIDTH` columns."""
     if getattr(stream, "isatty", lambda: False)():
         return None
     columns = os.environ.get("COLUMNS", "")
-    return int(columns) if columns.isdigit() else 200
+    return int(columns) if columns.isdigit() else PIPE_WIDTH
 
 
 console = Console(width=_width(sys.stdout))
@@ -49,8 +54,11 @@ def spec_table(specs: Iterable[ToolSpec], title: str = "Tools", *, sources: bool
         title: The table's title.
         sources: Also say where each tool comes from (its module or MCP server address).
     """
+    specs = list(specs)
     table = Table(title=title, show_lines=True, expand=False)
-    table.add_column("tool", style="bold cyan", overflow="fold")  # names are never cut off
+    # Names are never cut off nor folded: the other columns give way.
+    longest = max((len(spec.name) for spec in specs), default=4)
+    table.add_column("tool", style="bold cyan", overflow="fold", min_width=longest)
     table.add_column("description", ratio=2)
     table.add_column("parameters", ratio=3)
     for spec in specs:
@@ -61,6 +69,8 @@ def spec_table(specs: Iterable[ToolSpec], title: str = "Tools", *, sources: bool
                 params.append("\n")
             params.append(name, style="bold" if name in required else "")
             params.append(f": {describe_type(schema)}", style="green")
+            if name not in required:
+                params.append(f" ({_optional(schema)})", style="cyan")
             desc = schema.get("description") if isinstance(schema, dict) else None
             if desc:
                 params.append(f" — {desc}", style="dim")
@@ -83,6 +93,13 @@ def spec_table(specs: Iterable[ToolSpec], title: str = "Tools", *, sources: bool
         summary = spec.description.split("\n\n")[0] or "(no description)"
         table.add_row(heading, summary, params or Text("none", style="dim"))
     return table
+
+
+def _optional(schema: Any) -> str:
+    """``optional``, with the default the tool uses when the model leaves it out."""
+    if isinstance(schema, dict) and "default" in schema:
+        return f"optional, default {json.dumps(schema['default'], ensure_ascii=False)}"
+    return "optional"
 
 
 def result_panel(result: ToolResult) -> Panel:

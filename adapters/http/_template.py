@@ -13,6 +13,7 @@ event loop.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from jinja2 import TemplateSyntaxError
@@ -36,7 +37,9 @@ class ResponseTemplate:
     """A Jinja2 template for JSON responses, compiled once and rendered in the sandbox.
 
     The response JSON is the template's context: an object's keys are variables; any other
-    value is available as ``data`` (an object is also available as ``data``).
+    value is available as ``data`` (an object is also available as ``data``). The call's
+    arguments are available as ``args`` (``{{ args.orderId }}``), whether or not the service
+    echoes them; a response key named ``args`` stays reachable as ``data.args``.
 
     Limits of one render:
 
@@ -84,23 +87,36 @@ class ResponseTemplate:
             return f"line {exc.lineno}: {exc.message}"
         return None
 
-    def render(self, data: Any) -> str:
-        """Render ``data``; on failure, the raw JSON and a one-line note of the error."""
+    def render(self, data: Any, arguments: Mapping[str, Any] | None = None) -> str:
+        """Render ``data``; on failure, the raw JSON and a one-line note of the error.
+
+        Args:
+            data: The response JSON.
+            arguments: The call's arguments, seen by the template as ``args``.
+        """
         try:
-            return self.render_strict(data)
+            return self.render_strict(data, arguments)
         except Exception as exc:
             raw = json.dumps(data, ensure_ascii=False, default=str)
             note = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             return f"{raw[: self.max_output]}\n(response template failed: {note})"
 
-    def render_strict(self, data: Any) -> str:
-        """Render ``data`` or raise (template errors, :class:`TemplateLimitError`)."""
+    def render_strict(self, data: Any, arguments: Mapping[str, Any] | None = None) -> str:
+        """Render ``data`` or raise (template errors, :class:`TemplateLimitError`).
+
+        Args:
+            data: The response JSON.
+            arguments: The call's arguments, seen by the template as ``args``.
+        """
         if isinstance(data, dict):
             variables = {str(k): v for k, v in data.items()}
             variables.setdefault("data", data)
         else:
             variables = {"data": data}
-        with rendering(data, self.max_iterations, self.max_output, self.max_seconds):
+        variables["args"] = dict(arguments or {})
+        # Values may be as large as what came in: the response, and the arguments if any.
+        measured = [data, variables["args"]] if variables["args"] else data
+        with rendering(measured, self.max_iterations, self.max_output, self.max_seconds):
             # Memory stays bounded while rendering: the text produced is counted as it is made.
             text = "".join(self._template.generate(variables))
         if len(text) > self.max_output:

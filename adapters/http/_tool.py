@@ -144,7 +144,7 @@ class HttpTool(JsonSchemaTool):
         except HostNotFoundError as exc:
             raise self._unreachable(request, exc) from None
         response = await self._send_with_retries(request)
-        return await self._result(response, context)
+        return await self._result(response, context, arguments)
 
     @property
     def _may_retry(self) -> bool:
@@ -253,7 +253,9 @@ class HttpTool(JsonSchemaTool):
             code=ErrorCode.UNREACHABLE,
         )
 
-    async def _result(self, response: Reply, context: ToolContext) -> ToolResult:
+    async def _result(
+        self, response: Reply, context: ToolContext, arguments: dict[str, Any]
+    ) -> ToolResult:
         """The result the model sees: a 2xx body is masked like an error body.
 
         Rule: a configured secret (an API key the tool sends) never reaches the model, whether
@@ -269,7 +271,7 @@ class HttpTool(JsonSchemaTool):
         if is_json:
             if self._template is not None:
                 # A render may take up to its time limit: never on the event loop.
-                text = await anyio.to_thread.run_sync(self._template.render, data)
+                text = await anyio.to_thread.run_sync(self._template.render, data, arguments)
             else:
                 text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
             result = ToolResult(content=text, structured=data, tool=self._name)

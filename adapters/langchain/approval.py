@@ -9,14 +9,20 @@ arguments; the application resumes it with ``Command(resume=...)``:
 * ``{"action": "edit", "arguments": {...}}`` runs the call with the edited arguments (they are
   validated again).
 
+* ``"unasked"`` (or ``{"action": "unasked"}``) says no person could be asked (no one at the
+  terminal, say): the model hears that the call was not run because it needs an approval that
+  cannot be asked for here, not that someone rejected it.
+
 Without a checkpointer a paused graph can never be resumed, so inside a graph compiled without
-one, ``"ask"`` does not pause: the call is answered ``DENIED`` with a reason that says how to
-allow it (compile with a checkpointer, or let the policy allow the tool). The agent goes on and
-every tool call still gets its answer.
+one, ``"ask"`` does not pause: the model is told the call was not run because no person can be
+asked here (:data:`NOT_ASKED`), and the developer gets the fix (compile with a
+checkpointer, or let the policy allow the tool) as a warning on the ``adapters.langchain``
+logger. The agent goes on and every tool call still gets its answer.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,9 +32,19 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.types import interrupt
 
 from adapters.langchain.graph_config import graph_checkpointer, in_graph
-from toolkit import Approval, Approver, CallOptions, CallRequest, Policy, ToolContext
+from toolkit import (
+    Approval,
+    Approver,
+    CallOptions,
+    CallRequest,
+    ErrorCode,
+    Policy,
+    ToolContext,
+    ToolError,
+)
 
 __all__ = [
+    "NOT_ASKED",
     "approval_payload",
     "call_options",
     "can_pause",
@@ -38,11 +54,14 @@ __all__ = [
     "to_approval",
 ]
 
+log = logging.getLogger("adapters.langchain")
+
 _APPROVE = frozenset({"approve", "approved", "accept", "allow", "yes"})
 _REJECT = frozenset({"reject", "rejected", "deny", "denied", "no"})
+_UNASKED = "unasked"
 _HOW = (
-    "Resume with 'approve', 'reject' (or {'action': 'reject', 'reason': '...'}), or "
-    "{'action': 'edit', 'arguments': {...}}."
+    "Resume with 'approve', 'reject' (or {'action': 'reject', 'reason': '...'}), "
+    "{'action': 'edit', 'arguments': {...}}, or 'unasked' when no person could be asked."
 )
 
 
@@ -52,7 +71,7 @@ def can_pause(config: RunnableConfig) -> bool:
 
 
 def no_checkpointer_reason(tool: str) -> str:
-    """Why a call that needs approval was refused in a graph without a checkpointer."""
+    """The developer's fix when a call needing approval met a graph without a checkpointer."""
     return (
         f"Tool '{tool}' needs a person's approval, and this graph has no checkpointer to pause "
         "on while it waits. Compile or build the agent with a checkpointer (e.g. "
@@ -60,8 +79,21 @@ def no_checkpointer_reason(tool: str) -> str:
     )
 
 
+#: What the model reads when a call needing approval was not run because no one was asked.
+NOT_ASKED = (
+    "Not run: it needs a person's approval and none can be asked here. Tell the user it needs "
+    "their approval; do not retry it unless they ask."
+)
+
+
+def _not_asked() -> ToolError:
+    # An approver that could ask no one raises: the model reads this, not "rejected".
+    return ToolError(NOT_ASKED, code=ErrorCode.DENIED)
+
+
 def _refuse(request: CallRequest) -> Approval:
-    return Approval(approved=False, reason=no_checkpointer_reason(request.tool))
+    log.warning("%s", no_checkpointer_reason(request.tool))
+    raise _not_asked()
 
 
 def _graph_approver(config: RunnableConfig) -> Approver:
@@ -80,6 +112,12 @@ def approval_payload(request: CallRequest) -> dict[str, Any]:
         "destructive": bool(request.spec.annotations.destructive),
         "how_to_answer": _HOW,
     }
+
+
+def _unasked(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        value = value.get("action", value.get("type"))
+    return isinstance(value, str) and value.lower() == _UNASKED
 
 
 def to_approval(value: Any) -> Approval:
@@ -116,9 +154,12 @@ def interrupt_approver(config: RunnableConfig) -> Approver:
     def approve(request: CallRequest) -> Approval:
         token = var_child_runnable_config.set(config)
         try:
-            return to_approval(interrupt(approval_payload(request)))
+            answer = interrupt(approval_payload(request))
         finally:
             var_child_runnable_config.reset(token)
+        if _unasked(answer):
+            raise _not_asked()
+        return to_approval(answer)
 
     return approve
 

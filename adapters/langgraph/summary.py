@@ -79,9 +79,11 @@ class RunSummary:
 
     def _headline(self) -> str:
         tokens = self.usage.get("total_tokens", 0)
+        # A model that reports no usage (a scripted one, some local servers) did not use 0.
+        used = _count(tokens, "token") if tokens else "tokens: none reported"
         return (
             f"{_count(len(self.tool_calls), 'tool call')} in {_count(self.iterations, 'turn')}, "
-            f"{_count(tokens, 'token')}"
+            f"{used}"
         )
 
     _HEAD = ("turn", "tool", "arguments", "outcome", "decision", "ms", "result")

@@ -26,6 +26,7 @@ import logging
 import os
 import stat
 import sys
+import warnings
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
@@ -36,9 +37,25 @@ from adapters.mcp_server._parse_guard import too_deep
 
 __all__ = ["LineReader", "PipeWriter", "loop_pipes"]
 
+_MAX_LINE_ENV = "TOOLKIT_STDIO_MAX_LINE"
+_OLD_MAX_LINE_ENV = "MCP_TOOLKIT_STDIO_MAX_LINE"  # its first name: still read, with a warning
+
+
+def _max_line() -> int:
+    value = os.environ.get(_MAX_LINE_ENV)
+    if value is None and (value := os.environ.get(_OLD_MAX_LINE_ENV)) is not None:
+        warnings.warn(
+            f"{_OLD_MAX_LINE_ENV} is now called {_MAX_LINE_ENV}, like the other TOOLKIT_* "
+            "settings; set that one instead (the old name will stop working)",
+            FutureWarning,
+            stacklevel=2,
+        )
+    return int(value) if value is not None else 256 * 1024 * 1024
+
+
 #: Longest line read (a request is one line); far above any honest message. Settable with
-#: the environment variable ``MCP_TOOLKIT_STDIO_MAX_LINE`` (bytes).
-_MAX_LINE = int(os.environ.get("MCP_TOOLKIT_STDIO_MAX_LINE", 256 * 1024 * 1024))
+#: the environment variable ``TOOLKIT_STDIO_MAX_LINE`` (bytes).
+_MAX_LINE = _max_line()
 
 logger = logging.getLogger("adapters.mcp_server")
 

@@ -18,6 +18,7 @@ import anyio
 import uvicorn
 
 from adapters.mcp_server._auth import token_from_env
+from adapters.mcp_server._banner import serving_line
 from adapters.mcp_server._callers import load_callers
 from adapters.mcp_server._embedder import load_embedder
 from adapters.mcp_server._factory import AppSettings, observe, search_by_meaning
@@ -123,8 +124,7 @@ def serve_command(
     if workers > 1 or metrics or (call_log and transport == "http"):
         _check_scaled(target, transport, stateless, workers)
         _check_files(settings)  # fail here, once, rather than in every worker
-        what = target or config or http_tools
-        _say(f"Serving {what} at http://{host}:{port}/mcp with {workers} worker(s)")
+        _say(_workers_line(settings, port, workers))
         run_workers(settings, port=port, workers=workers)
         return
     others = dataclasses.replace(settings.sources, target=None)
@@ -148,14 +148,17 @@ def serve_command(
                 _say(f"Added {source}")
             if transport == "stdio":
                 _stop_at_once_on_ctrl_c()
+                stdio = " (MCP messages on stdin/stdout; Ctrl-C stops)"
                 _say(
-                    f"Serving {len(registry)} tools from {server_name} over stdio "
-                    "(MCP messages on stdin/stdout; Ctrl-C stops)"
+                    serving_line(
+                        registry, server_name, "over stdio", tool_search=tool_search, note=stdio
+                    )
                 )
                 await serve_stdio(server)
                 return
             auth = f" (bearer token from ${token_env})" if token_env else ""
-            _say(f"Serving {len(registry)} tools at http://{host}:{port}/mcp{auth}")
+            where = f"at http://{host}:{port}/mcp"
+            _say(serving_line(registry, server_name, where, tool_search=tool_search, note=auth))
             await serve_http(
                 server,
                 host=host,
@@ -166,6 +169,20 @@ def serve_command(
             )
 
     anyio.run(main)
+
+
+def _workers_line(settings: AppSettings, port: int, workers: int) -> str:
+    """The banner with workers: the TARGET's tools counted here, the others opened by each."""
+    registry = registry_for(settings.sources)  # imported already, by the check
+    what = settings.target or settings.config or settings.http_tools or ""
+    more = [
+        f for f, v in (("--config", settings.config), ("--http-tools", settings.http_tools)) if v
+    ]
+    also = f", plus the tools of {' and '.join(more)} (each worker opens them)" if more else ""
+    where = f"at http://{settings.host}:{port}/mcp"
+    count = "worker" if workers == 1 else "workers"
+    note = f" with {workers} {count}{also}"
+    return serving_line(registry, str(what), where, tool_search=settings.tool_search, note=note)
 
 
 def _check_scaled(

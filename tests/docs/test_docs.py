@@ -132,3 +132,37 @@ def test_shell_commands_run(command: str) -> None:
         env=_env(),
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+# A reader who did not activate the venv: its programs are not on PATH.
+BARE_PATH = {"PATH": "/usr/bin:/bin"}
+QUERY = '{"tenant_code": "acme"}'
+
+
+@pytest.mark.parametrize(
+    "program", [p for p in PROGRAMS if '"command"' in p.source], ids=lambda p: p.name
+)
+def test_a_program_starting_a_server_runs_without_an_activated_venv(
+    program: Program, tmp_path: Path
+) -> None:
+    _run(program, tmp_path, BARE_PATH)
+
+
+def test_the_served_example_starts_its_server_with_the_callers_interpreter() -> None:
+    """examples/served.json says a bare ``python``: ``toolkit mcp call`` runs its own."""
+    assert (
+        json.loads((ROOT / "examples" / "served.json").read_text())["mcpServers"]["warehouse"][
+            "command"
+        ]
+        == "python"
+    )
+    done = subprocess.run(
+        [TOOLKIT, "mcp", "call", "examples/served.json", "warehouse", "query_bins", QUERY],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_env(BARE_PATH),
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "query_bins ✓" in done.stdout

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
 from adapters.mcp_server import build_server, http_app
 from tests.adapters.mcp_server.conftest import serving
@@ -86,7 +87,7 @@ def test_stdio_server_survives_an_oversized_line() -> None:
     huge = b'{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":"' + b"y" * 300_000 + b'"}}'
     replies = _stdio(
         [json.dumps(INIT).encode(), huge, b'{"jsonrpc":"2.0","id":3,"method":"ping"}'],
-        MCP_TOOLKIT_STDIO_MAX_LINE="100000",
+        TOOLKIT_STDIO_MAX_LINE="100000",
     )
     ids = [r["id"] for r in replies]
     assert 0 in ids and 3 in ids
@@ -99,3 +100,23 @@ def test_depth_check_ignores_brackets_inside_strings() -> None:
     assert not too_deep(json.dumps({"text": "[" * 1000 + '\\"{' * 500}).encode())
     assert too_deep(b"[" * 300 + b"]" * 300)
     assert not too_deep(b"[" * 200 + b"]" * 200)
+
+
+@pytest.mark.parametrize(
+    ("name", "warned"),
+    [("TOOLKIT_STDIO_MAX_LINE", False), ("MCP_TOOLKIT_STDIO_MAX_LINE", True)],
+)
+def test_the_line_limit_is_a_toolkit_setting_and_its_old_name_still_works(
+    name: str, warned: bool
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("STDIO_MAX_LINE")}
+    done = subprocess.run(
+        [sys.executable, "-c", "from adapters.mcp_server import _pipes; print(_pipes._MAX_LINE)"],
+        env={**env, "PYTHONPATH": str(ROOT), name: "4321"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "4321"
+    assert ("now called TOOLKIT_STDIO_MAX_LINE" in done.stderr) is warned

@@ -173,9 +173,9 @@ async def test_rendering_does_not_run_on_the_event_loop(
     threads: list[threading.Thread] = []
     real_render = ResponseTemplate.render
 
-    def render(self: ResponseTemplate, data: Any) -> str:
+    def render(self: ResponseTemplate, data: Any, arguments: Any = None) -> str:
         threads.append(threading.current_thread())
-        return real_render(self, data)
+        return real_render(self, data, arguments)
 
     monkeypatch.setattr(ResponseTemplate, "render", render)
     config = one_tool(

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import re
 import sys
+import tomllib
 from importlib.metadata import packages_distributions, requires
 from pathlib import Path
 
@@ -13,8 +15,8 @@ from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-# The project's own packages: bench/search_eval is the tool catalog notebook 09 searches.
-OURS = {"toolkit", "adapters", "examples", "tests", "search_eval"}
+# The project's own packages: bench.search_eval is the tool catalog notebook 09 searches.
+OURS = {"toolkit", "adapters", "examples", "tests", "bench"}
 
 
 def _imported(path: Path) -> set[str]:
@@ -23,7 +25,9 @@ def _imported(path: Path) -> set[str]:
     for cell in nbformat.read(path, as_version=4).cells:
         if cell.cell_type != "code":
             continue
-        source = "\n".join(ln for ln in cell.source.splitlines() if not ln.lstrip().startswith(("%", "!")))
+        source = "\n".join(
+            ln for ln in cell.source.splitlines() if not ln.lstrip().startswith(("%", "!"))
+        )
         for node in ast.walk(ast.parse(source)):
             if isinstance(node, ast.Import):
                 found |= {alias.name.split(".")[0] for alias in node.names}
@@ -67,3 +71,13 @@ def test_the_check_sees_fastapi_in_notebook_07() -> None:
     [http] = [p for p in NOTEBOOKS if p.name.startswith("07_")]
     assert "fastapi" in _imported(http)
     assert "fastapi" in _closure("notebooks") and "fastapi" not in _closure("all")
+
+
+def test_the_readme_says_how_to_open_the_notebooks_with_what_the_extra_installs() -> None:
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    front_end = {canonicalize_name(Requirement(r).name) for r in extra["notebooks"]}
+    assert "jupyterlab" in front_end
+    readme = (ROOT / "README.md").read_text()
+    assert "pip install -e '.[notebooks]'" in readme
+    opened = re.findall(r"jupyter lab (\S+)", readme)
+    assert opened and all((ROOT / path).exists() for path in opened), opened

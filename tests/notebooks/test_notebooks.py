@@ -7,6 +7,7 @@ notebook that finds its helpers by a path relative to the repository root fails 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import nbformat
@@ -47,3 +48,21 @@ def test_notebook_runs(path: Path) -> None:
     assert not errors
     outputs = [c for c in nb.cells if c.cell_type == "code" and c.get("outputs")]
     assert len(outputs) >= 3, "a tour shows its results"
+    # Tables are the project's own views: every cell left-aligned by its own style attribute.
+    cells = [
+        tag
+        for cell in outputs
+        for out in cell["outputs"]
+        for tag in re.findall(r"<t[dh]\b[^>]*>", out.get("data", {}).get("text/html", ""))
+    ]
+    assert [tag for tag in cells if "text-align:left" not in tag] == []
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_imports_only_what_a_reader_has(path: Path) -> None:
+    """The project root is the one path a notebook adds: no benchmark folder on sys.path."""
+    code = "\n".join(
+        c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"
+    )
+    added = re.findall(r"sys\.path\.insert\(0, ([^)]*\)?)\)", code)
+    assert all("bench" not in where for where in added), added

@@ -313,3 +313,21 @@ def test_toolkit_serve_refuses_an_unknown_call_log_without_showing_its_password(
     assert done.returncode == 2
     assert "no store for mysql:// URLs" in done.stderr
     assert "hunter22" not in done.stderr + done.stdout and "app:***@" in done.stderr
+
+
+def test_toolkit_calls_counts_one_call_and_keeps_arguments_readable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registry = _registry()
+    with CallLog(tmp_path / "calls.db", caller="caller-with-a-long-name").attach(registry) as log:
+        registry.call_sync("login", {"user": "bartholomew-the-reviewer", "password": "x"})
+        assert log.flush()
+    monkeypatch.setattr(_render.console, "width", 100)  # a log viewer's width
+    table = runner.invoke(app, ["calls", "--log", str(tmp_path / "calls.db")])
+    assert table.exit_code == 0, table.output
+    assert "1 call in " in table.stdout and "1 calls" not in table.stdout
+    # The arguments column gets the room: what every row shares goes to the title.
+    assert '{"user": "bartholomew-the-reviewer",' in table.stdout, table.stdout
+    flat = " ".join(table.stdout.split())
+    assert "caller caller-with-a-long-name" in flat and " host " in flat
+    assert "│ caller" not in table.stdout

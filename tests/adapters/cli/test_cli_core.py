@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -102,6 +103,22 @@ def test_console_script_call_failure_exits_1_with_the_message() -> None:
     assert "Traceback" not in done.stdout + done.stderr
 
 
+def test_output_that_is_not_a_terminal_is_no_wider_than_a_log_line() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    done = subprocess.run(
+        [str(TOOLKIT), "call", APP, "get_bin", '{"code": "A-01-01"}'],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("╭") and "get_bin ✓" in lines[0]
+    assert max(len(line) for line in lines) == 100  # the panel, no longer 200 columns wide
+
+
 # -- inspect ------------------------------------------------------------------------------------
 
 
@@ -134,6 +151,51 @@ def test_check_fails_on_an_undocumented_parameter(tool_file: Callable[[str], str
     assert result.exit_code == 1
     assert "ship.express: parameter is not documented (add it under Args:)" in result.stderr
     assert "ship" in result.stdout  # the table is still shown
+
+
+def test_inspect_says_which_parameters_are_optional_and_their_defaults(
+    tool_file: Callable[[str], str],
+) -> None:
+    result = runner.invoke(app, ["inspect", tool_file(SHIP)])
+    assert result.exit_code == 0, result.output
+    assert "express: boolean (optional, default false)" in result.stdout
+    assert "order_id: integer —" in result.stdout  # required: no mark
+
+
+LINE = '''
+from dataclasses import dataclass
+
+
+@dataclass
+class Line:
+    """A line.
+
+    Attributes:
+        sku: The product code.
+    """
+
+    sku: str
+    note: str = ""
+
+
+@mcp_tool
+def bill(line: Line) -> str:
+    """Bill a line.
+
+    Args:
+        line: The line.
+    """
+    return line.sku
+'''
+
+
+def test_check_notices_an_undocumented_field_of_a_dataclass_parameter(
+    tool_file: Callable[[str], str],
+) -> None:
+    result = runner.invoke(app, ["inspect", tool_file(LINE), "--check"])
+    assert result.exit_code == 1
+    assert "bill.line.note: field is not documented (add it under Attributes:" in result.stderr
+    assert "bill.line.sku" not in result.stderr  # documented by the class's Attributes:
 
 
 def test_check_fails_on_a_tool_without_description(tool_file: Callable[[str], str]) -> None:

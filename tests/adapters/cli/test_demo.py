@@ -125,10 +125,11 @@ def test_offline_run_recovers_quotes_remotely_denies_without_a_terminal() -> Non
     assert "approval needed" in text
     assert "denied: stdin is not a terminal, so nobody can approve; run with --yes" in text
     assert "delete_bin ✗ DENIED" in text
+    assert "Not run: it needs a person's approval and none can be asked here" in text
     # The answer and the call log.
     assert "costs 7.90 EUR" in text and "I did not delete bin A-02-01" in text
     assert "call log: 5 calls in 4 turns, 2 failed" in text
-    assert "rejected" in text and "tokens: none reported" in text
+    assert " deny " in text and "tokens: none reported" in text  # nobody rejected it
     assert "Traceback" not in run.out + run.err
     # The MCP server was a child process, and it is gone.
     assert run.children, "the carriers server should have run as a child process"

@@ -61,15 +61,18 @@ def test_without_a_terminal_or_yes_nothing_runs_and_it_says_how(warehouse: Path)
     assert "deleted" not in done.stdout + done.stderr
 
 
-def _on_a_terminal(args: list[str], answer: str) -> str:
-    """Run ``toolkit`` on a pseudo-terminal, answer its question, return all it wrote."""
+def _on_a_terminal(args: list[str], *steps: tuple[bytes, bytes, float]) -> str:
+    """Run ``toolkit`` on a pseudo-terminal and return all it wrote.
+
+    Each step is (what to wait for, what to type, seconds to wait before typing it), in order.
+    """
     main, side = pty.openpty()
     env = {**os.environ, "COLUMNS": "200", "TERM": "dumb"}
     process = subprocess.Popen(
         [TOOLKIT, *args], cwd=ROOT, stdin=side, stdout=side, stderr=side, env=env
     )
     os.close(side)
-    seen, answered = b"", False
+    seen, todo = b"", list(steps)
     deadline = time.monotonic() + 120
     try:
         while time.monotonic() < deadline:
@@ -82,9 +85,10 @@ def _on_a_terminal(args: list[str], answer: str) -> str:
                 if not chunk:
                     break
                 seen += chunk
-            if not answered and b"Run it with" in seen:
-                os.write(main, answer.encode() + b"\n")
-                answered = True
+            if todo and todo[0][0] in seen:
+                _, typed, pause = todo.pop(0)
+                time.sleep(pause)
+                os.write(main, typed)
             if process.poll() is not None and not ready:
                 break
         assert process.wait(timeout=30) is not None
@@ -92,13 +96,15 @@ def _on_a_terminal(args: list[str], answer: str) -> str:
         if process.poll() is None:
             process.kill()
         os.close(main)
-    assert answered, seen.decode(errors="replace")
+    assert not todo, seen.decode(errors="replace")
     return seen.decode(errors="replace")
 
 
 @pytest.mark.parametrize(("answer", "shown"), [("y", "Bin A-02-01 deleted."), ("n", "declined")])
 def test_on_a_terminal_it_asks_first(warehouse: Path, answer: str, shown: str) -> None:
-    seen = _on_a_terminal(["mcp", "call", str(warehouse), "wh", *DELETE], answer)
+    seen = _on_a_terminal(
+        ["mcp", "call", str(warehouse), "wh", *DELETE], (b"Run it with", answer.encode() + b"\n", 0)
+    )
     assert "delete_bin is destructive. Run it with" in seen
     assert shown in seen
 

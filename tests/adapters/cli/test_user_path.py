@@ -195,7 +195,7 @@ def test_stdio_serve_has_a_banner_logs_calls_and_stops_on_ctrl_c(project: Path) 
     try:
         assert server.stderr is not None
         banner = server.stderr.readline()
-        assert "Serving 3 tools from app:registry over stdio" in banner
+        assert "Serving 3 tools, 0 resources and 0 prompts from app:registry over stdio" in banner
         assert "Ctrl-C" in banner
         server.send_signal(signal.SIGINT)
         t0 = time.monotonic()

@@ -171,6 +171,9 @@ def test_langgraph_injection_and_context_keys(registry: ToolRegistry) -> None:
     assert state["messages"][-1].text == "7 ann c0 1 acme"
 
 
+# create_react_agent is deprecated in LangGraph 1.x but still what many applications use: it is
+# tested on purpose, and its deprecation warning is expected here, not news for the test run.
+@pytest.mark.filterwarnings("ignore:create_react_agent has been moved:DeprecationWarning")
 def test_works_in_create_react_agent_and_create_agent(registry: ToolRegistry) -> None:
     from langchain.agents import create_agent
     from langgraph.prebuilt import create_react_agent

@@ -9,6 +9,7 @@ from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
+from adapters.langchain.approval import NOT_ASKED
 from adapters.langgraph import RunSummary, build_agent
 from adapters.testing import Call, OpenAIStub, ScriptedChatModel, Turn
 from tests.adapters.langgraph.conftest import chat
@@ -131,6 +132,18 @@ def test_approval_reject_reaches_the_model_as_denied(stub: OpenAIStub, registry)
     )
     entry = next(e for e in state["tool_calls"] if e["tool"] == "delete_bin")
     assert (entry["code"], entry["decision"]) == ("DENIED", "rejected")
+
+
+@pytest.mark.parametrize("resume", ["unasked", {"action": "unasked"}])
+def test_approval_nobody_could_answer_is_not_a_rejection(
+    stub: OpenAIStub, registry, resume: Any
+) -> None:
+    state = _approval_run(stub, registry, resume)
+    texts = {m.name: m.text for m in _tool_messages(state)}
+    assert texts["delete_bin"].startswith("Error [DENIED]") and NOT_ASKED in texts["delete_bin"]
+    assert "rejected" not in texts["delete_bin"]
+    entry = next(e for e in state["tool_calls"] if e["tool"] == "delete_bin")
+    assert (entry["code"], entry["decision"]) == ("DENIED", "deny")
 
 
 def test_approval_edit_runs_with_new_arguments(stub: OpenAIStub, registry) -> None:

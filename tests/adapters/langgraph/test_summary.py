@@ -31,11 +31,17 @@ def test_summary_counts_in_words_and_escapes_html() -> None:
     assert "pong from a <ok>" in text and text.endswith("answer: a & b answered")
     assert ">1 tool call in 1 turn, 30 tokens</p>" in page
     assert "&lt;ok&gt;" in page and "a &amp; b answered" in page
-    assert str(RunSummary(answer="", iterations=0)).startswith("0 tool calls in 0 turns, 0 tokens")
+    assert str(RunSummary(answer="", iterations=0)).startswith(
+        "0 tool calls in 0 turns, tokens: none reported"
+    )
 
 
 def test_a_script_reports_no_tokens_unless_told() -> None:
     model = ScriptedChatModel(turns=["hello"])
     state = build_agent(model, [ping]).invoke({"messages": [("user", "hi")]})
     assert state["messages"][-1].usage_metadata is None
-    assert str(RunSummary.from_state(state)).startswith("0 tool calls in 0 turns, 0 tokens")
+    # As the CLI says it: no usage reported is not "0 tokens".
+    assert str(RunSummary.from_state(state)).startswith(
+        "0 tool calls in 0 turns, tokens: none reported"
+    )
+    assert "0 tokens" not in RunSummary.from_state(state)._repr_html_()

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from adapters.langchain.approval import no_checkpointer_reason
+from adapters.langchain.approval import NOT_ASKED, no_checkpointer_reason
 from adapters.langgraph import RunSummary, build_agent
 from tests.adapters.langgraph.conftest import chat, get_bin
 from tests.support.openai_stub import Call, OpenAIStub, Turn
@@ -93,8 +94,8 @@ def test_tools_added_and_removed_after_build_reach_the_next_model_call(stub: Ope
     assert stub.rejections == []
 
 
-def test_approval_without_checkpointer_answers_denied_with_the_reason(
-    stub: OpenAIStub, registry
+def test_approval_without_checkpointer_tells_the_model_no_one_was_asked(
+    stub: OpenAIStub, registry, caplog: pytest.LogCaptureFixture
 ) -> None:
     ran: list[str] = []
     registry.subscribe(lambda r: ran.append(f"{r.tool}:{r.decision}"))
@@ -108,12 +109,16 @@ def test_approval_without_checkpointer_answers_denied_with_the_reason(
     assert stub.rejections == []  # every tool call got its answer before the next request
     texts = {m.name: m.text for m in state["messages"] if isinstance(m, ToolMessage)}
     assert texts["delete_bin"].startswith("Error [DENIED]")
-    assert "checkpointer" in texts["delete_bin"]
-    assert no_checkpointer_reason("delete_bin") in texts["delete_bin"]
+    # The model hears what happened and what it can do; the fix is the developer's, in the log.
+    assert NOT_ASKED in texts["delete_bin"]
+    assert "rejected" not in texts["delete_bin"] and "checkpointer" not in texts["delete_bin"]
+    warned = [r for r in caplog.records if r.name == "adapters.langchain"]
+    assert [r.levelname for r in warned] == ["WARNING"]
+    assert no_checkpointer_reason("delete_bin") in warned[0].getMessage()
     assert "B-2" in texts["get_bin"]
     entry = next(e for e in state["tool_calls"] if e["tool"] == "delete_bin")
-    assert (entry["code"], entry["decision"]) == ("DENIED", "rejected")
-    assert sorted(ran) == ["delete_bin:rejected", "get_bin:allow"]
+    assert (entry["code"], entry["decision"]) == ("DENIED", "deny")
+    assert sorted(ran) == ["delete_bin:deny", "get_bin:allow"]
     assert state["messages"][-1].content == "I could not delete B-1 without approval."
 
 
@@ -133,4 +138,4 @@ def test_plain_tool_node_without_checkpointer_denies_instead_of_hanging(registry
     assert "__interrupt__" not in state
     (answer,) = [m for m in state["messages"] if isinstance(m, ToolMessage)]
     assert answer.status == "error" and answer.text.startswith("Error [DENIED]")
-    assert no_checkpointer_reason("delete_bin") in answer.text
+    assert NOT_ASKED in answer.text and "checkpointer" not in answer.text

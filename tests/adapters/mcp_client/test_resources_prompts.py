@@ -91,6 +91,17 @@ def test_the_cli_lists_and_reads_resources_and_prompts(tmp_path: Path) -> None:
 
     listed = run("resources", "shop")
     assert "config://app" in listed and "orders://{order_id}" in listed
+    rows = {
+        line.split("│")[1].strip(): line.split("│")[3].strip()
+        for line in listed.splitlines()
+        if line.count("│") == 5 and "://" in line
+    }
+    # The MIME type the server declared, or a dash where it declared none (never a blank).
+    assert rows == {
+        "config://app": "—",
+        "files://logo.png": "image/png",
+        "orders://{order_id}": "—",
+    }
     assert run("read", "shop", "config://app").strip() == "tenant=acme\nregion=eu"
     assert "[binary files://logo.png: image/png, 69 bytes]" in run(
         "read", "shop", "files://logo.png"
