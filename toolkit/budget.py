@@ -14,6 +14,7 @@ has. The same tool with the same canonical arguments more than ``repeats`` times
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import threading
 import time
@@ -149,10 +150,7 @@ class Run:
     # -- scope ---------------------------------------------------------------------------------
 
     def __enter__(self) -> Run:
-        if self.parent is None:
-            parent = _current.get()
-            self.parent = parent if parent is not self else None
-        self._tokens.append(_current.set(self))
+        self._tokens.append(self._set())
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -163,6 +161,22 @@ class Run:
 
     async def __aexit__(self, *exc: object) -> None:
         self.__exit__()
+
+    @contextlib.contextmanager
+    def current(self) -> Iterator[Run]:
+        """Make this run current for the block: like ``with run``, but safe to enter from
+        many tasks or threads at once (an agent's concurrent tool calls, a server's calls)."""
+        token = self._set()
+        try:
+            yield self
+        finally:
+            _current.reset(token)
+
+    def _set(self) -> contextvars.Token[Run | None]:
+        if self.parent is None:
+            parent = _current.get()
+            self.parent = parent if parent is not self else None
+        return _current.set(self)
 
     def chain(self) -> Iterator[Run]:
         """This run and the runs it is nested in, innermost first."""

@@ -59,5 +59,5 @@ class CallerBudget:
         if current_run() is not None:  # nested: the run's own guard counted it
             return await call_next(call)
         run = self.run_of(call.caller)
-        with run:
+        with run.current():
             return await RunGuard(run).on_call(call, call_next)
