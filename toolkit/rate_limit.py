@@ -52,6 +52,45 @@ class RateLimit:
         self._seen: OrderedDict[tuple[str, str], deque[float]] = OrderedDict()
         self._lock = threading.Lock()
 
+    @classmethod
+    def parse(cls, text: str) -> RateLimit:
+        """A rate limit from ``"caller=60,tool=100,tool.search=10,window=60"`` (the spelling of
+        ``toolkit serve --rate-limit``): ``tool`` for every tool, ``tool.NAME`` for one.
+
+        Raises:
+            ValueError: A part is not ``name=number`` or names no limit.
+        """
+        per_caller: int | None = None
+        every: int | None = None
+        named: dict[str, int] = {}
+        window = 60.0
+        for part in (p.strip() for p in text.split(",")):
+            if not part:
+                continue
+            name, _, raw = part.partition("=")
+            name = name.strip()
+            try:
+                number = float(raw)
+            except ValueError:
+                raise ValueError(f"Rate limit part {part!r} is not NAME=NUMBER.") from None
+            if name == "caller":
+                per_caller = int(number)
+            elif name == "tool":
+                every = int(number)
+            elif name.startswith("tool."):
+                named[name.removeprefix("tool.")] = int(number)
+            elif name == "window":
+                window = number
+            else:
+                raise ValueError(
+                    f"Rate limit part {part!r} names no limit; use caller, tool, tool.NAME or "
+                    "window."
+                )
+        per_tool: int | dict[str, int] | None = every
+        if named:
+            per_tool = _EveryTool(named, every)
+        return cls(per_caller=per_caller, per_tool=per_tool, window=window)
+
     async def on_call(self, call: ToolCall, call_next: CallNext) -> ToolResult:
         refusal = self._admit(call)
         if refusal is not None:
@@ -92,6 +131,17 @@ class RateLimit:
         while times and times[0] <= now - self.window:
             times.popleft()
         return times
+
+
+class _EveryTool(dict[str, int]):
+    """Limits by tool name, with a limit for the tools not named."""
+
+    def __init__(self, named: dict[str, int], every: int | None) -> None:
+        super().__init__(named)
+        self.every = every
+
+    def get(self, key: str, default: int | None = None) -> int | None:  # type: ignore[override]
+        return super().get(key, self.every if default is None else default)
 
 
 def _limited(who: str, limit: int, window: float, wait: float) -> ToolError:

@@ -21,6 +21,7 @@ from adapters.mcp_server._auth import token_from_env
 from adapters.mcp_server._callers import load_callers
 from adapters.mcp_server._embedder import load_embedder
 from adapters.mcp_server._factory import AppSettings, observe, search_by_meaning
+from adapters.mcp_server._governance import check_limits, govern
 from adapters.mcp_server._http import serve_http
 from adapters.mcp_server._log_relay import relay_info_records
 from adapters.mcp_server._rounds import STATE_KEY_ENV
@@ -55,6 +56,8 @@ def serve_command(
     callers: str | Path | None = None,
     tool_search: int | None = None,
     search_embedder: str | None = None,
+    budget: str | None = None,
+    rate_limit: str | None = None,
 ) -> None:
     """Serve the tools of ``target`` until the client hangs up (stdio) or Ctrl-C (http).
 
@@ -84,6 +87,8 @@ def serve_command(
             of every tool (``None``: list every tool).
         search_embedder: ``module:attribute`` of an embedder (or of a factory of one) that
             ranks the search tool by meaning as well as words; needs ``tool_search``.
+        budget: Each caller's run budget per window (``calls=100,repeats=3,window=60``).
+        rate_limit: Calls per caller and tool per window (``caller=60,tool.search=10``).
 
     Raises:
         ValueError: ``transport`` is unknown, ``token_env`` is set for stdio or names an empty
@@ -102,6 +107,7 @@ def serve_command(
         raise ValueError("Nothing to serve: give a TARGET, --http-tools FILE or --config FILE.")
     if callers is not None and transport == "stdio":
         raise ValueError("--callers only applies to --transport http: stdio has no tokens.")
+    check_limits(budget, rate_limit)
     relay_info_records()  # tools' INFO records reach clients that ask for them
     settings = AppSettings(
         target=target if isinstance(target, str) or target is None else "mcp-toolkit",
@@ -118,6 +124,8 @@ def serve_command(
         callers=None if callers is None else str(callers),
         tool_search=tool_search,
         search_embedder=search_embedder,
+        budget=budget,
+        rate_limit=rate_limit,
         call_lines=True,  # in every mode, each worker writing its own
     )
     if workers > 1 or metrics or (call_log and transport == "http"):
@@ -132,6 +140,7 @@ def serve_command(
     registry = target if isinstance(target, ToolRegistry) else registry_for(settings.sources)
     search_by_meaning(registry, settings)
     observe(registry, settings)
+    govern(registry, budget=budget, rate_limit=rate_limit)
     server_name = name or (target if isinstance(target, str) else "mcp-toolkit")
     server = build_server(
         registry,
