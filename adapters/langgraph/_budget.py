@@ -1,7 +1,8 @@
 """An agent's :class:`~toolkit.RunBudget`: one run per user turn, checked at every step.
 
 The model node starts a run when a user turn starts (nested in the run current there, so an
-agent inside a graph tool counts against the outer run too) and keeps its id in the state; the
+agent inside a graph tool counts against the outer run too; an agent without a budget of its
+own follows that outer run) and keeps its id in the state; the
 tools tasks make it the current run, so the pipeline counts and checks every tool call, nested
 ones included. Before each model call the node asks the run what is left:
 
@@ -58,18 +59,32 @@ class Turn:
 
 
 class AgentRuns:
-    """The runs of one agent graph, by id."""
+    """The runs of one agent graph, by id.
 
-    def __init__(self, budget: RunBudget) -> None:
+    Args:
+        budget: The agent's own budget; ``None``: the agent has none, and runs inside the run
+            current where it is called (a graph tool's agent inside another agent's run), if
+            any, so that run's limits stop it too.
+    """
+
+    def __init__(self, budget: RunBudget | None) -> None:
         self.budget = budget
         self._runs: OrderedDict[str, Run] = OrderedDict()
 
-    def turn(self, state: Any, new_turn: bool) -> Turn:
-        """The run of this model call (a new one when a user turn starts) and what it allows."""
+    def turn(self, state: Any, new_turn: bool) -> Turn | None:
+        """The run of this model call (a new one when a user turn starts) and what it allows;
+        ``None`` without a budget or a current run."""
         run_id = None if new_turn else state.get("run")
         run = self._runs.get(run_id) if run_id else None
         if run is None or run_id is None:
-            run_id, run = uuid.uuid4().hex, Run(self.budget, parent=current_run())
+            outer = current_run()
+            if self.budget is not None:
+                run = Run(self.budget, parent=outer)
+            elif outer is not None:
+                run = outer
+            else:
+                return None
+            run_id = uuid.uuid4().hex
             self._runs[run_id] = run
             if len(self._runs) > MAX_RUNS:
                 self._runs.popitem(last=False)

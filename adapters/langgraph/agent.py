@@ -127,7 +127,7 @@ class _Turns:
         max_iterations: int | None,
         context_keys: ContextKeys | None,
         search: ToolSearch | None = None,
-        runs: AgentRuns | None = None,
+        runs: AgentRuns,
     ) -> None:
         self.model = model
         self.runs = runs
@@ -190,7 +190,7 @@ class _Turns:
     def _prepare(self, state: AgentState) -> tuple[list[BaseMessage], bool, int, Turn | None]:
         iterations = 0 if _new_turn(state) else state.get("iterations", 0)
         done = self.max_iterations is not None and iterations >= self.max_iterations
-        turn = None if self.runs is None else self.runs.turn(state, _new_turn(state))
+        turn = self.runs.turn(state, _new_turn(state))
         prompt = self.system_prompt or ""
         if turn is not None and turn.last is not None:
             done, prompt = True, f"{prompt}\n\n{budget_note(turn.last)}".strip()
@@ -207,7 +207,7 @@ class _Turns:
     ) -> dict[str, Any]:
         if not isinstance(message, AIMessage):
             message = AIMessage(content=getattr(message, "content", str(message)))
-        if turn is not None and self.runs is not None:
+        if turn is not None:
             self.runs.answered(turn, message)
         if done and (message.tool_calls or message.invalid_tool_calls):
             # The last call is made without tools; a model that still asks gets no more.
@@ -255,7 +255,7 @@ class _Turns:
         for call in calls:
             carry = self.executor.needs_state(call["name"])
             payload = {"call": call, "iteration": iteration, "state": state if carry else None}
-            if self.runs is not None:
+            if state.get("run"):
                 payload["run"] = state.get("run")
             sends.append(Send("tools", payload))
         return sends
@@ -303,7 +303,7 @@ def _graph(
     registry = as_registry(tools)
     search = ToolSearch.of(tool_search)
     extra = search_registry(registry, search) if search is not None else None
-    runs = None if budget is None else AgentRuns(budget)
+    runs = AgentRuns(budget)
     executor = ToolExecutor(
         registry, context_keys=context_keys, policy=policy, extra=extra, options=options, runs=runs
     )
