@@ -61,6 +61,8 @@ def layers(
 def inline(registry: Sequence[Middleware], call: Sequence[Middleware] | None) -> bool:
     """Whether every middleware of a call declares it never awaits anything but ``call_next``
     (so ``call_sync`` may drive the chain in the caller's thread)."""
+    if not registry and not call:
+        return True
     return all(getattr(m, "inline", False) for m in (*registry, *(call or ())))
 
 

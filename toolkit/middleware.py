@@ -109,7 +109,15 @@ def canonical_arguments(arguments: Mapping[str, Any]) -> str:
         >>> canonical_arguments({"b": 1, "a": [1, 2]})
         '{"a":[1,2],"b":1}'
     """
-    return json.dumps(jsonable(arguments), sort_keys=True, separators=(",", ":"), default=str)
+    try:  # validated arguments are plain JSON data but for a few values (dates, models)
+        return json.dumps(arguments, sort_keys=True, separators=(",", ":"), default=_plain)
+    except (TypeError, ValueError, RecursionError):  # keys that are not strings, cycles
+        return json.dumps(jsonable(arguments), sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _plain(value: Any) -> Any:
+    plain = jsonable(value)
+    return str(value) if plain is None else plain
 
 
 def middleware_name(middleware: object) -> str:
