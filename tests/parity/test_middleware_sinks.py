@@ -10,7 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from langchain_core.messages import ToolMessage
+from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.graph import START, MessagesState, StateGraph
 from mcp import Client
 from typer.testing import CliRunner
@@ -63,7 +63,7 @@ def test_the_tool_node_and_a_single_turn(registry: ToolRegistry) -> None:
         "turn", single_turn_node(ScriptedChatModel(turns=[turn]), registry, options=ANSWERING)
     )
     builder.add_edge(START, "turn")
-    messages = builder.compile().invoke({"messages": [("user", "go")]})["messages"]
+    messages = builder.compile().invoke(MessagesState(messages=[HumanMessage("go")]))["messages"]
     assert [m.content for m in messages if isinstance(m, ToolMessage)] == [ANSWER]
 
 
