@@ -219,7 +219,8 @@ class Run:
         for run in self.chain():
             seen = run._seen.get(key)
             if seen is not None and seen[1] is None:
-                seen[1] = result_text[:GIST_CHARS]
+                cut = len(result_text) > GIST_CHARS
+                seen[1] = result_text[:GIST_CHARS] + ("…" if cut else "")
 
     def _spent(self, tool: str) -> str | None:
         if self.stopped is not None:
@@ -282,7 +283,9 @@ def budget_exceeded(spent: str) -> ToolError:
 
 def repeated_call(tool: str, before: int, gist: str | None) -> ToolError:
     """The ``REPEATED_CALL`` answer, quoting the earlier result."""
-    earlier = f" Its earlier result: {gist}" if gist else ""
+    earlier = ""
+    if gist:
+        earlier = f" Its earlier result: {gist}{'' if gist.endswith(('.', '!', '?')) else '.'}"
     times = "once" if before == 1 else f"{before} times"
     return ToolError(
         f"You already called {tool} with these same arguments {times} in this run, so "
