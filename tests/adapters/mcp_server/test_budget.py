@@ -17,7 +17,9 @@ import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from typer.testing import CliRunner
 
+from adapters.cli._serve import app as serve_app
 from adapters.mcp_server import AppSettings, create_app, serve_command
 from tests.adapters.mcp_server.conftest import serving
 from toolkit import RunBudget
@@ -117,3 +119,11 @@ def test_a_wrong_limit_stops_serve_with_how_to_write_it(flag: str, value: str) -
             serve_command(TARGET, "stdio", budget=value)
         else:
             serve_command(TARGET, "stdio", rate_limit=value)
+
+
+def test_the_serve_command_line_refuses_a_wrong_budget_with_exit_2() -> None:
+    result = CliRunner().invoke(serve_app, [TARGET, "--budget", "turns=3"])
+    assert result.exit_code == 2
+    assert "names no limit" in result.output and "per_tool.TOOL" in result.output
+    shown = CliRunner().invoke(serve_app, ["--help"], env={"COLUMNS": "200"})
+    assert "--budget" in shown.output and "--rate-limit" in shown.output
