@@ -128,7 +128,8 @@ def serve_command(
         rate_limit=rate_limit,
         call_lines=True,  # in every mode, each worker writing its own
     )
-    if workers > 1 or metrics or (call_log and transport == "http"):
+    per_caller = budget is not None or rate_limit is not None  # callers told apart by the app
+    if workers > 1 or metrics or ((call_log or per_caller) and transport == "http"):
         _check_scaled(target, transport, stateless, workers)
         _check_files(settings)  # fail here, once, rather than in every worker
         what = target or config or http_tools
@@ -188,8 +189,8 @@ def _check_scaled(
     if not stateless:
         raise ValueError(
             "--workers needs stateless HTTP (the default): a session lives in one process, and "
-            "the next request of its client may reach another (so do --metrics and --call-log "
-            "over HTTP, which run the same app)."
+            "the next request of its client may reach another (so do --metrics, --call-log, "
+            "--budget and --rate-limit over HTTP, which run the same app)."
         )
     if target is not None and not isinstance(target, str):
         raise ValueError(
