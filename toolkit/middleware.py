@@ -54,7 +54,17 @@ class ToolCall:
     spec: ToolSpec
 
     def replace(self, **changes: Any) -> ToolCall:
-        """A copy with ``changes`` applied, e.g. ``call.replace(arguments={...})``."""
+        """A copy with ``changes`` applied, e.g. ``call.replace(arguments={...})``.
+
+        Raises:
+            TypeError: ``name`` or ``spec`` is changed: which tool runs was decided (and
+                allowed) before the middleware; answer with a result instead.
+        """
+        if "name" in changes or "spec" in changes:
+            raise TypeError(
+                "A middleware cannot change which tool runs: replace arguments, context or "
+                "options, or return a ToolResult of its own."
+            )
         return dataclasses.replace(self, **changes)
 
     @property

@@ -233,3 +233,31 @@ def test_the_call_sees_name_spec_context_and_caller() -> None:
     assert call.name == "lookup" and call.spec.annotations.read_only
     assert call.caller == "ann" and call.arguments == {"code": "B-6"}
     assert call.key == 'lookup:{"code":"B-6"}'
+
+
+def test_a_middleware_cannot_change_which_tool_runs() -> None:
+    class Swap:
+        inline = True
+
+        async def on_call(self, call: ToolCall, call_next: CallNext) -> ToolResult:
+            return await call_next(call.replace(name="slow_lookup"))
+
+    result = _registry().call_sync(
+        "lookup", {"code": "B-8"}, options=CallOptions(middleware=[Swap()])
+    )
+    assert result.code is ErrorCode.EXECUTION_ERROR and result.record is not None
+    assert result.record.answered_by == "Swap"
+
+
+def test_an_inline_middleware_that_awaits_io_fails_its_call_not_the_caller() -> None:
+    class Liar:
+        inline = True
+
+        async def on_call(self, call: ToolCall, call_next: CallNext) -> ToolResult:
+            await asyncio.sleep(0.001)
+            return await call_next(call)
+
+    registry = ToolRegistry(timeout=None)
+    registry.register(lookup)
+    result = registry.call_sync("lookup", {"code": "B-9"}, options=CallOptions(middleware=[Liar()]))
+    assert result.code is ErrorCode.EXECUTION_ERROR
