@@ -8,6 +8,9 @@ typing-extensions; the adapters (LangChain, LangGraph, MCP client and server, Op
 import logging
 
 from toolkit._sync import run_sync as run_sync  # kept importable, not in __all__
+from toolkit.budget import Run, RunBudget
+from toolkit.cache import ResultCache
+from toolkit.caller_budget import CallerBudget
 from toolkit.context import Injected, ToolContext
 from toolkit.decorator import ToolDefinition as ToolDefinition
 from toolkit.decorator import mcp_tool
@@ -15,6 +18,7 @@ from toolkit.errors import ErrorCode, RegistrationError, ToolError
 from toolkit.function_tool import FunctionTool as FunctionTool
 from toolkit.invoker import Invoker as Invoker
 from toolkit.json_schema_tool import JsonSchemaTool
+from toolkit.middleware import CallNext, Middleware, ToolCall
 from toolkit.object_toolset import ObjectToolset as ObjectToolset
 from toolkit.options import CallOptions
 from toolkit.pinned import PinnedTool as PinnedTool
@@ -22,6 +26,7 @@ from toolkit.policy import Approval, Approver, CallRequest, Decision, Policy, de
 from toolkit.processor import ExceptionProcessor
 from toolkit.prompts import PromptMessage, mcp_prompt
 from toolkit.prompts import PromptRegistry as PromptRegistry
+from toolkit.rate_limit import RateLimit
 from toolkit.registry import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
 from toolkit.registry import ToolRegistry
 from toolkit.resources import ResourceRegistry as ResourceRegistry
@@ -54,9 +59,11 @@ __all__ = [
     "Approver",
     "ArgumentProblem",
     "AudioContent",
+    "CallNext",
     "CallOptions",
     "CallRecord",
     "CallRequest",
+    "CallerBudget",
     "Content",
     "Decision",
     "ErrorCode",
@@ -65,14 +72,20 @@ __all__ = [
     "Injected",
     "InvalidArguments",
     "JsonSchemaTool",
+    "Middleware",
     "Policy",
     "PromptMessage",
+    "RateLimit",
     "RegistrationError",
     "RegistrySettings",
     "ResourceContent",
+    "ResultCache",
+    "Run",
+    "RunBudget",
     "TextContent",
     "Tool",
     "ToolAnnotations",
+    "ToolCall",
     "ToolContext",
     "ToolError",
     "ToolOptions",

@@ -41,6 +41,12 @@ class ErrorCode(StrEnum):
     """A resource or prompt that was asked for does not exist."""
     OVERLOADED = "OVERLOADED"
     """Too many earlier calls still hang past their timeout: nothing new is started for now."""
+    BUDGET_EXCEEDED = "BUDGET_EXCEEDED"
+    """The run's budget (calls, time, model calls, tokens) is used up; the call did not run."""
+    REPEATED_CALL = "REPEATED_CALL"
+    """The same call was made too often in one run; the earlier result's gist is given."""
+    RATE_LIMITED = "RATE_LIMITED"
+    """Too many calls by this caller or of this tool; ``details["retry_after"]`` says when."""
 
 
 #: Codes for which, by default, trying the same call again can help.

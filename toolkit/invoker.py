@@ -38,7 +38,7 @@ from typing import Any
 
 from tenacity import RetryCallState, Retrying, wait_exponential, wait_random
 
-from toolkit import _arguments, _messages, _visibility
+from toolkit import _arguments, _messages, _middleware_chain, _visibility
 from toolkit._loose_output import loose_output
 from toolkit._redact import (
     jsonable,
@@ -125,7 +125,9 @@ class Invoker:
         """:meth:`call`, blocking: local sync functions run right here (or in a worker thread
         when a timeout applies); other tools run on the shared background loop."""
         tool = unpinned(self.tools.get(name))
-        if tool is None or (isinstance(tool, FunctionTool) and not tool.is_async):
+        if (tool is None or (isinstance(tool, FunctionTool) and not tool.is_async)) and (
+            _middleware_chain.inline(self.settings.middleware, options.middleware)
+        ):
             return drive(self._pipeline(name, arguments, options, SYNC))  # type: ignore[no-any-return]
         return run_sync(self.call, name, arguments, options)
 
@@ -142,7 +144,7 @@ class Invoker:
         ref = options.call_id or new_call_id()
         ctx = _context(options.context, name, ref)
         args: Any = arguments
-        decision, attempts = "allow", 0
+        decision, attempts, answered = "allow", 0, None
         try:
             if options.hide_denied:
                 await self._require_visible(name, ctx, options, wait)
@@ -163,7 +165,13 @@ class Invoker:
                     decision, args = await self._decide(tool, request, verdict, options, wait)
                 finally:  # time spent waiting for a person is not the call's duration
                     t0 += time.perf_counter() - asked
-            result, attempts = await self._run(tool, args, ctx, options, ref, wait)
+            chain = _middleware_chain.layers(self.settings.middleware, options.middleware)
+            if chain:
+                result, attempts, answered = await _middleware_chain.around(
+                    self, chain, tool, args, ctx, options, ref, wait
+                )
+            else:
+                result, attempts = await self._run(tool, args, ctx, options, ref, wait)
         except _Failed as failed:
             result, decision = self._fail(name, failed.error, ref, args), failed.decision
         except BaseException:
@@ -182,6 +190,7 @@ class Invoker:
             t0,
             options,
             result.output_mismatch,
+            answered,
         )
         return result
 
@@ -405,6 +414,7 @@ class Invoker:
         t0: float,
         options: CallOptions,
         mismatch: ToolError | None = None,
+        answered_by: str | None = None,
     ) -> CallRecord:
         record = CallRecord(
             call_id=ref,
@@ -417,6 +427,7 @@ class Invoker:
             decision=decision,
             started_at=started,
             output_mismatch=None if mismatch is None else first_mismatch(mismatch),
+            answered_by=answered_by,
         )
         if log.isEnabledFor(logging.INFO):
             log.info("call %s %s -> %s%s", ref, name, outcome, f" {code.value}" if code else "")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +17,7 @@ from toolkit.context import ToolContext
 from toolkit.policy import Approver, Policy
 
 if TYPE_CHECKING:
+    from toolkit.middleware import Middleware
     from toolkit.result import CallRecord
 
 __all__ = ["CallOptions"]
@@ -40,6 +41,8 @@ class CallOptions:
             :meth:`~toolkit.ToolRegistry.visible_names`): any other tool is ``TOOL_NOT_FOUND``
             before its arguments are read, and every message names visible tools only. Sinks
             that list tools per caller (the MCP server with callers) set it.
+        middleware: :class:`~toolkit.Middleware` for this call, inside the registry's (the
+            first listed is the outermost); see ``docs/middleware.md``.
 
     Example:
         >>> from toolkit import CallOptions
@@ -56,6 +59,7 @@ class CallOptions:
     timeout: float | None = None
     on_record: Callable[[CallRecord], None] | None = None
     hide_denied: bool = False
+    middleware: Sequence[Middleware] | None = None
 
     def replace(self, **changes: Any) -> CallOptions:
         """A copy with ``changes`` applied."""

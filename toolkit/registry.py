@@ -22,6 +22,7 @@ from toolkit.processor import ExceptionProcessor
 from toolkit.prompts import PromptRegistry
 from toolkit.resources import ResourceRegistry
 from toolkit.result import CallRecord, ToolResult
+from toolkit.run_scope import RunScopes
 from toolkit.search import Searchable
 from toolkit.settings import RegistrySettings, SettingsFields
 from toolkit.spec import ToolSpec
@@ -38,7 +39,7 @@ ENTRY_POINT_GROUP = "mcp_toolkit.tools"
 Call = tuple[str, Mapping[str, Any] | str | None] | tuple[str, Mapping[str, Any] | str | None, str]
 
 
-class ToolRegistry(Searchable):
+class ToolRegistry(Searchable, RunScopes):
     """A set of tools with unique names and one call path.
 
     Args:

@@ -171,6 +171,8 @@ class CallRecord:
         output_mismatch: The first place where the return value broke the declared output
             schema (``"details.city: Input should be a valid string"``); the call succeeded
             and the model got the value without a structured copy. ``None`` otherwise.
+        answered_by: The middleware that answered (or failed) instead of the tool, by name
+            (``"budget"`` for a run's budget or loop check); ``None`` when the tool ran.
     """
 
     call_id: str
@@ -183,6 +185,7 @@ class CallRecord:
     decision: str = "allow"
     started_at: float = 0.0
     output_mismatch: str | None = None
+    answered_by: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data."""
@@ -199,6 +202,8 @@ class CallRecord:
         }
         if self.output_mismatch is not None:
             out["output_mismatch"] = self.output_mismatch
+        if self.answered_by is not None:
+            out["answered_by"] = self.answered_by
         return out
 
     def __str__(self) -> str:

@@ -9,11 +9,15 @@ these are the defaults every call starts from.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TypedDict, Unpack
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from toolkit.policy import Approver, Policy, default_policy
 from toolkit.processor import ExceptionProcessor
+
+if TYPE_CHECKING:
+    from toolkit.middleware import Middleware
 
 __all__ = ["DEFAULT_TIMEOUT", "RegistrySettings", "SettingsFields"]
 
@@ -38,6 +42,8 @@ class RegistrySettings:
         strict_output: A return value breaking its output schema fails the call, for tools that
             do not decide themselves (default ``False``: it reaches the model unstructured,
             with a warning).
+        middleware: :class:`~toolkit.Middleware` around every call, outside each call's own
+            (the first listed is the outermost); see ``docs/middleware.md``.
 
     Example:
         >>> settings = RegistrySettings(timeout=None)
@@ -52,11 +58,14 @@ class RegistrySettings:
     timeout: float | None = DEFAULT_TIMEOUT
     retry_wait: tuple[float, float] = (0.2, 2.0)
     strict_output: bool = False
+    middleware: tuple[Middleware, ...] = ()
 
     def __post_init__(self) -> None:
-        # A list or a generator of secrets is accepted, and kept as a tuple.
+        # A list or a generator of secrets (or middleware) is accepted, and kept as a tuple.
         if not isinstance(self.secrets, tuple):
             object.__setattr__(self, "secrets", tuple(self.secrets))
+        if not isinstance(self.middleware, tuple):
+            object.__setattr__(self, "middleware", tuple(self.middleware))
 
     def replace(self, **changes: Unpack[SettingsFields]) -> RegistrySettings:
         """A copy with ``changes`` applied (field names as above).
@@ -77,3 +86,4 @@ class SettingsFields(TypedDict, total=False):
     timeout: float | None
     retry_wait: tuple[float, float]
     strict_output: bool
+    middleware: Sequence[Middleware]

@@ -73,6 +73,22 @@ def serve_cli(
             "function without arguments that returns one), e.g. myapp.search:embed.",
         ),
     ] = None,
+    budget: Annotated[
+        str | None,
+        typer.Option(
+            metavar="LIMITS",
+            help="Each caller's budget per window, e.g. calls=100,repeats=3,window=60 "
+            "(see docs/middleware.md).",
+        ),
+    ] = None,
+    rate_limit: Annotated[
+        str | None,
+        typer.Option(
+            metavar="LIMITS",
+            help="Calls per caller and per tool in a window, e.g. caller=60,tool.search=10,"
+            "window=60.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the tools of TARGET as an MCP server."""
     try:
@@ -95,6 +111,8 @@ def serve_cli(
             callers=callers,
             tool_search=tool_search,
             search_embedder=search_embedder,
+            budget=budget,
+            rate_limit=rate_limit,
         )
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)

@@ -41,11 +41,13 @@ from adapters.langchain.tool_images import (
     images_out_of_tool_messages,
     needs_text_only_tool_messages,
 )
+from adapters.langgraph._budget import AgentRuns, Turn, budget_note
 from adapters.langgraph._model_calls import ToolTurnRepair, bind_tools
 from adapters.langgraph._node import Node
 from adapters.langgraph.execution import ToolExecutor, ToolTask
 from adapters.langgraph.state import AgentState, usage_of
 from adapters.langgraph.tool_search import ToolSearch, search_registry
+from toolkit.budget import RunBudget
 from toolkit.options import CallOptions
 from toolkit.policy import Policy
 from toolkit.registry import ToolRegistry
@@ -125,8 +127,10 @@ class _Turns:
         max_iterations: int | None,
         context_keys: ContextKeys | None,
         search: ToolSearch | None = None,
+        runs: AgentRuns,
     ) -> None:
         self.model = model
+        self.runs = runs
         self.search = search
         self._offers: dict[tuple[str, ...], Runnable[LanguageModelInput, BaseMessage]] = {}
         self.registry = registry
@@ -183,23 +187,28 @@ class _Turns:
             offers[names] = bound
         return bound
 
-    def _prepare(self, state: AgentState) -> tuple[list[BaseMessage], bool, int]:
+    def _prepare(self, state: AgentState) -> tuple[list[BaseMessage], bool, int, Turn | None]:
         iterations = 0 if _new_turn(state) else state.get("iterations", 0)
         done = self.max_iterations is not None and iterations >= self.max_iterations
+        turn = self.runs.turn(state, _new_turn(state))
         prompt = self.system_prompt or ""
-        if done:
+        if turn is not None and turn.last is not None:
+            done, prompt = True, f"{prompt}\n\n{budget_note(turn.last)}".strip()
+        elif done:
             prompt = f"{prompt}\n\n{STOP_NOTE}".strip()
         head: list[BaseMessage] = [SystemMessage(prompt)] if prompt else []
         messages = [*head, *state.get("messages", [])]
         if needs_text_only_tool_messages(self.model):  # Chat Completions: images in tool
             messages = images_out_of_tool_messages(messages)  # messages are a 400
-        return messages, done, iterations
+        return messages, done, iterations, turn
 
     def _update(
-        self, state: AgentState, message: Any, done: bool, iterations: int
+        self, state: AgentState, message: Any, done: bool, iterations: int, turn: Turn | None
     ) -> dict[str, Any]:
         if not isinstance(message, AIMessage):
             message = AIMessage(content=getattr(message, "content", str(message)))
+        if turn is not None:
+            self.runs.answered(turn, message)
         if done and (message.tool_calls or message.invalid_tool_calls):
             # The last call is made without tools; a model that still asks gets no more.
             text = message.text or "I stopped before finishing: the tool-call limit was reached."
@@ -207,6 +216,8 @@ class _Turns:
         if message.tool_calls or message.invalid_tool_calls:
             iterations += 1
         update: dict[str, Any] = {"messages": [message], "iterations": iterations}
+        if turn is not None:
+            update["run"] = turn.run_id
         if _new_turn(state):
             update["usage"] = Overwrite(usage_of(message))
             update["tool_calls"] = Overwrite([])
@@ -215,20 +226,24 @@ class _Turns:
         return update
 
     def call(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
-        messages, done, iterations = self._prepare(state)
+        messages, done, iterations, turn = self._prepare(state)
+        if turn is not None and turn.final is not None:  # nothing left for a model call
+            return self._update(state, turn.final, True, iterations, turn)
         runnable = self.model if done else self.bound(self._offered(state))
         answer = self._repair.invoke(runnable, messages, config)
-        return self._update(state, answer, done, iterations)
+        return self._update(state, answer, done, iterations, turn)
 
     async def acall(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
-        messages, done, iterations = self._prepare(state)
+        messages, done, iterations, turn = self._prepare(state)
+        if turn is not None and turn.final is not None:  # nothing left for a model call
+            return self._update(state, turn.final, True, iterations, turn)
         offered = None
         if self.search is not None and not done:
             # A first search builds the index (and every schema): off the event loop.
             offered = await anyio.to_thread.run_sync(self._offered, state)
         runnable = self.model if done else self.bound(offered)
         answer = await self._repair.ainvoke(runnable, messages, config)
-        return self._update(state, answer, done, iterations)
+        return self._update(state, answer, done, iterations, turn)
 
     def route(self, state: AgentState) -> list[Send] | str:
         last = state["messages"][-1]
@@ -240,6 +255,8 @@ class _Turns:
         for call in calls:
             carry = self.executor.needs_state(call["name"])
             payload = {"call": call, "iteration": iteration, "state": state if carry else None}
+            if state.get("run"):
+                payload["run"] = state.get("run")
             sends.append(Send("tools", payload))
         return sends
 
@@ -281,12 +298,14 @@ def _graph(
     name: str,
     tool_search: int | ToolSearch | None = None,
     options: CallOptions | None = None,
+    budget: RunBudget | None = None,
 ) -> _Graph:
     registry = as_registry(tools)
     search = ToolSearch.of(tool_search)
     extra = search_registry(registry, search) if search is not None else None
+    runs = AgentRuns(budget)
     executor = ToolExecutor(
-        registry, context_keys=context_keys, policy=policy, extra=extra, options=options
+        registry, context_keys=context_keys, policy=policy, extra=extra, options=options, runs=runs
     )
     turns = _Turns(
         model,
@@ -296,6 +315,7 @@ def _graph(
         max_iterations=max_iterations,
         context_keys=context_keys,
         search=search,
+        runs=runs,
     )
     builder = StateGraph(AgentState)
     builder.add_node("model", _model_node(turns))
@@ -322,6 +342,7 @@ def build_agent(
     name: str = "agent",
     tool_search: int | ToolSearch | None = None,
     options: CallOptions | None = None,
+    budget: RunBudget | None = None,
 ) -> _Graph:
     """Level 3: an autonomous agent — the model and the tools in a loop.
 
@@ -356,6 +377,12 @@ def build_agent(
         options: :class:`~toolkit.CallOptions` for every tool call (a timeout, an
             ``on_record`` hook, a policy...); ``policy`` above wins over its policy, and inside
             the graph ``"ask"`` is always answered through ``interrupt()``.
+        budget: Limits of each user turn (:class:`~toolkit.RunBudget`): tool calls (nested
+            ones included), calls per tool, repeats of one call, seconds, model calls and
+            tokens (from the model's usage). A tool call past a limit is answered
+            ``BUDGET_EXCEEDED``; the model is then called once more without tools, or, when
+            model calls or tokens ran out, a final message ends the run. See
+            ``docs/middleware.md``.
 
     The tools offered to the model are the registry's at each model call: tools added or
     removed later (e.g. after a server's ``list_changed``) are seen on the next call, and an
@@ -380,6 +407,7 @@ def build_agent(
         name=name,
         tool_search=tool_search,
         options=options,
+        budget=budget,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +15,7 @@ from adapters.langchain.graph_config import graph_runtime
 from adapters.langchain.injection import ContextKeys, Injection, find_injections
 from adapters.langchain.messages import to_tool_message
 from adapters.langchain.tool import build_context
+from adapters.langgraph._budget import AgentRuns
 from adapters.langgraph.state import ToolCallEntry
 from toolkit import CallOptions, Policy, ToolRegistry, ToolResult
 
@@ -27,6 +29,7 @@ class ToolTask:
     call: ToolCall
     iteration: int
     state: Any = None
+    run: str | None = None
 
 
 def _entry(task: ToolTask, result: ToolResult) -> ToolCallEntry:
@@ -54,6 +57,7 @@ class ToolExecutor:
         policy: Per-call policy (``None``: the registry's).
         options: :class:`~toolkit.CallOptions` for every call (timeout, record hook…).
         extra: The agent's own tools (the tool search), for names ``registry`` lacks.
+        runs: The agent's runs, when it has a budget: each call counts against its task's.
     """
 
     registry: ToolRegistry
@@ -61,6 +65,7 @@ class ToolExecutor:
     policy: Policy | None = None
     options: CallOptions | None = None
     extra: ToolRegistry | None = None
+    runs: AgentRuns | None = None
     _injections: dict[str, list[Injection]] = field(default_factory=dict)
 
     def registry_of(self, name: str) -> ToolRegistry:
@@ -109,18 +114,24 @@ class ToolExecutor:
     def run(self, task: ToolTask, config: RunnableConfig) -> dict[str, Any]:
         """Run the call of ``task`` (blocking)."""
         args = task.call.get("args")
-        result = self.registry_of(task.call["name"]).call_sync(
-            task.call["name"], args, options=self._options(task, config)
-        )
+        with self._run(task):
+            result = self.registry_of(task.call["name"]).call_sync(
+                task.call["name"], args, options=self._options(task, config)
+            )
         return self._update(task, result)
 
     async def arun(self, task: ToolTask, config: RunnableConfig) -> dict[str, Any]:
         """Run the call of ``task``."""
         args = task.call.get("args")
-        result = await self.registry_of(task.call["name"]).call(
-            task.call["name"], args, options=self._options(task, config)
-        )
+        with self._run(task):
+            result = await self.registry_of(task.call["name"]).call(
+                task.call["name"], args, options=self._options(task, config)
+            )
         return self._update(task, result)
+
+    def _run(self, task: ToolTask) -> contextlib.AbstractContextManager[None]:
+        """The agent's run of ``task`` made current, when the agent has a budget."""
+        return contextlib.nullcontext() if self.runs is None else self.runs.scope(task.run)
 
 
 def _tool_runtime(task: ToolTask, config: RunnableConfig) -> ToolRuntime:

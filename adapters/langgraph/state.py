@@ -64,6 +64,7 @@ class AgentState(TypedDict, total=False):
         iterations: Model calls of the current user turn that asked for tools.
         usage: Token usage summed over the current user turn's model calls
             (``input_tokens``, ``output_tokens``, ``total_tokens``).
+        run: The id of the current user turn's run, for an agent with a budget.
 
     The three per-turn keys start again from zero when a new user message arrives on a
     checkpointed thread (the model node writes them with ``Overwrite``).
@@ -73,3 +74,4 @@ class AgentState(TypedDict, total=False):
     tool_calls: Annotated[list[ToolCallEntry], operator.add]
     iterations: int
     usage: Annotated[dict[str, int], add_usage]
+    run: str

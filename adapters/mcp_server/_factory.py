@@ -17,7 +17,7 @@ import dataclasses
 import logging
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 
@@ -27,10 +27,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from adapters.mcp_server._auth import token_from_env
 from adapters.mcp_server._callers import load_callers
 from adapters.mcp_server._embedder import load_embedder
+from adapters.mcp_server._governance import govern
 from adapters.mcp_server._http import DEFAULT_MAX_BODY_BYTES, http_app
 from adapters.mcp_server._log_relay import relay_info_records
 from adapters.mcp_server._server import build_server
 from adapters.sources import Sources, check_sources, open_sources, registry_for
+from toolkit import Middleware, RunBudget
 from toolkit.call_log import CALL_LOG_ENV, CallLog, caller_scope
 from toolkit.options import CallOptions
 from toolkit.registry import ToolRegistry
@@ -107,6 +109,10 @@ class AppSettings:
             of a factory of one) that ranks the search tool by meaning as well as words.
         call_lines: ``TOOLKIT_CALL_LINES=1``: one line per call on stderr (tool, code,
             milliseconds, ref), as ``toolkit serve`` prints; each worker writes its own.
+        budget: ``TOOLKIT_BUDGET``: each caller's :class:`~toolkit.RunBudget` per time window
+            (``calls=100,repeats=3,window=60``); each worker counts its own.
+        rate_limit: ``TOOLKIT_RATE_LIMIT``: calls per caller and per tool in a window
+            (``caller=60,tool.search=10,window=60``); each worker counts its own.
     """
 
     target: str | None
@@ -128,6 +134,8 @@ class AppSettings:
     tool_search: int | None = None
     search_embedder: str | None = None
     call_lines: bool = False
+    budget: str | None = None
+    rate_limit: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> AppSettings:
@@ -167,6 +175,8 @@ class AppSettings:
             tool_search=_int(env, "TOOLKIT_TOOL_SEARCH", None),
             search_embedder=env.get("TOOLKIT_SEARCH_EMBEDDER", "").strip() or None,
             call_lines=_flag(env, "TOOLKIT_CALL_LINES"),
+            budget=env.get("TOOLKIT_BUDGET", "").strip() or None,
+            rate_limit=env.get("TOOLKIT_RATE_LIMIT", "").strip() or None,
         )
 
     @property
@@ -198,6 +208,8 @@ class AppSettings:
             "TOOLKIT_CALLER_HEADER": self.caller_header,
             "TOOLKIT_TOOL_SEARCH": None if self.tool_search is None else str(self.tool_search),
             "TOOLKIT_SEARCH_EMBEDDER": self.search_embedder,
+            "TOOLKIT_BUDGET": self.budget,
+            "TOOLKIT_RATE_LIMIT": self.rate_limit,
         }
         env.update({k: v for k, v in optional.items() if v is not None})
         return env
@@ -331,13 +343,20 @@ def _with_caller(app: ASGIApp, header: str | None) -> ASGIApp:
 
 
 def create_app(
-    settings: AppSettings | None = None, *, options: CallOptions | None = None
+    settings: AppSettings | None = None,
+    *,
+    options: CallOptions | None = None,
+    budget: RunBudget | None = None,
+    middleware: Sequence[Middleware] = (),
 ) -> ASGIApp:
     """The stateless streamable-HTTP app for the tools the environment names.
 
     Args:
         settings: Instead of reading ``TOOLKIT_*`` variables (see :class:`AppSettings`).
         options: Per-call options for every ``tools/call`` (see :func:`build_server`).
+        budget: Each caller's run budget per window, over ``TOOLKIT_BUDGET``.
+        middleware: Around every call, inside the budget and rate limit (see
+            ``docs/middleware.md``).
 
     Raises:
         ValueError: The environment is incomplete or wrong (the message names the variable).
@@ -353,6 +372,12 @@ def create_app(
     registry = registry_for(sources)
     search_by_meaning(registry, settings)
     metrics, call_log = observe(registry, settings)
+    governed = govern(
+        registry,
+        budget=budget or settings.budget,
+        rate_limit=settings.rate_limit,
+        middleware=middleware,
+    )
     server = build_server(
         registry,
         name=settings.name or settings.target or "mcp-toolkit",
@@ -375,4 +400,6 @@ def create_app(
         app = _with_sources(app, registry, others)
     if call_log is not None:
         app = _closing(_with_caller(app, settings.caller_header), call_log)
+    elif governed:  # budgets and rate limits count per caller
+        app = _with_caller(app, settings.caller_header)
     return app

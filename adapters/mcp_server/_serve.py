@@ -22,6 +22,7 @@ from adapters.mcp_server._banner import serving_line
 from adapters.mcp_server._callers import load_callers
 from adapters.mcp_server._embedder import load_embedder
 from adapters.mcp_server._factory import AppSettings, observe, search_by_meaning
+from adapters.mcp_server._governance import check_limits, govern
 from adapters.mcp_server._http import serve_http
 from adapters.mcp_server._log_relay import relay_info_records
 from adapters.mcp_server._rounds import STATE_KEY_ENV
@@ -56,6 +57,8 @@ def serve_command(
     callers: str | Path | None = None,
     tool_search: int | None = None,
     search_embedder: str | None = None,
+    budget: str | None = None,
+    rate_limit: str | None = None,
 ) -> None:
     """Serve the tools of ``target`` until the client hangs up (stdio) or Ctrl-C (http).
 
@@ -85,6 +88,8 @@ def serve_command(
             of every tool (``None``: list every tool).
         search_embedder: ``module:attribute`` of an embedder (or of a factory of one) that
             ranks the search tool by meaning as well as words; needs ``tool_search``.
+        budget: Each caller's run budget per window (``calls=100,repeats=3,window=60``).
+        rate_limit: Calls per caller and tool per window (``caller=60,tool.search=10``).
 
     Raises:
         ValueError: ``transport`` is unknown, ``token_env`` is set for stdio or names an empty
@@ -103,6 +108,7 @@ def serve_command(
         raise ValueError("Nothing to serve: give a TARGET, --http-tools FILE or --config FILE.")
     if callers is not None and transport == "stdio":
         raise ValueError("--callers only applies to --transport http: stdio has no tokens.")
+    check_limits(budget, rate_limit)
     relay_info_records()  # tools' INFO records reach clients that ask for them
     settings = AppSettings(
         target=target if isinstance(target, str) or target is None else "mcp-toolkit",
@@ -119,9 +125,12 @@ def serve_command(
         callers=None if callers is None else str(callers),
         tool_search=tool_search,
         search_embedder=search_embedder,
+        budget=budget,
+        rate_limit=rate_limit,
         call_lines=True,  # in every mode, each worker writing its own
     )
-    if workers > 1 or metrics or (call_log and transport == "http"):
+    per_caller = budget is not None or rate_limit is not None  # callers told apart by the app
+    if workers > 1 or metrics or ((call_log or per_caller) and transport == "http"):
         _check_scaled(target, transport, stateless, workers)
         _check_files(settings)  # fail here, once, rather than in every worker
         _say(_workers_line(settings, port, workers))
@@ -132,6 +141,7 @@ def serve_command(
     registry = target if isinstance(target, ToolRegistry) else registry_for(settings.sources)
     search_by_meaning(registry, settings)
     observe(registry, settings)
+    govern(registry, budget=budget, rate_limit=rate_limit)
     server_name = name or (target if isinstance(target, str) else "mcp-toolkit")
     server = build_server(
         registry,
@@ -196,8 +206,8 @@ def _check_scaled(
     if not stateless:
         raise ValueError(
             "--workers needs stateless HTTP (the default): a session lives in one process, and "
-            "the next request of its client may reach another (so do --metrics and --call-log "
-            "over HTTP, which run the same app)."
+            "the next request of its client may reach another (so do --metrics, --call-log, "
+            "--budget and --rate-limit over HTTP, which run the same app)."
         )
     if target is not None and not isinstance(target, str):
         raise ValueError(

@@ -26,6 +26,14 @@ ROWS = {
         "Our server (with --metrics) adds about",
         "(MCPServer: ",
     ),
+    "bench_middleware.py": (
+        "call_sync, sync tool",
+        "await call, async tool",
+        "three middlewares",
+        "run budget",
+        "the slot's check with no middleware",
+        "three middlewares add at most",
+    ),
     "bench_cli.py": ("import toolkit", "toolkit --help", "toolkit --version", "ratio"),
     "bench_core.py": (
         "decorate 100 functions",

@@ -154,6 +154,27 @@ def test_the_call_log_keeps_the_line_per_call_on_stderr(tmp_path: Path) -> None:
     assert "call add INVALID_PARAMS " in (tmp_path / "stderr.txt").read_text()
 
 
+def test_a_budget_over_http_runs_the_workers_app_and_counts_per_peer(tmp_path: Path) -> None:
+    """``--budget`` over HTTP runs the same app as the workers, which tells callers apart."""
+    port = _port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [
+            str(TOOLKIT), "serve", "tests.support.served_registry",
+            "--transport", "http", "--port", str(port), "--budget", "calls=2,window=600",
+        ],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        _wait_healthy(base, proc)
+        answers = [_call(base, "add", {"a": i, "b": 1}) for i in range(3)]
+    finally:
+        _stop_tree(proc)
+    assert [a.get("isError", False) for a in answers] == [False, False, True]
+    assert answers[2]["content"][0]["text"].startswith("Error [BUDGET_EXCEEDED] in tool 'add'")
+
+
 def test_the_factory_explains_a_missing_target(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TOOLKIT_TARGET", raising=False)
     with pytest.raises(ValueError, match="Set TOOLKIT_TARGET"):

@@ -17,12 +17,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: Core modules that no other core module imports, each with the reason it is still the core's.
 ENTRY_MODULES = {
-    "toolkit.call_log": "persists the core's CallRecord, masked by the core's redaction rules",
     "toolkit.loader": "turns a TARGET into a registry with the core's private scanner",
     "toolkit.runtime": "the public face of the core's shared event loop (toolkit._sync)",
     "toolkit.wire_log": "masks wire traffic by the core's redaction rules, as call records are",
     "toolkit.json_schema_tool": "a public tool kind, exported from toolkit as JsonSchemaTool",
     "toolkit.toolset_kinds": "the one type table (as_toolset) every sink adds sources through",
+    "toolkit.cache": "a built-in middleware of the call path, exported from toolkit as ResultCache",
+    "toolkit.caller_budget": "a built-in middleware (a run per caller), exported as CallerBudget",
+    "toolkit.rate_limit": "a built-in middleware of the call path, exported as RateLimit",
 }
 
 

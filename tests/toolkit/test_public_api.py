@@ -52,6 +52,15 @@ SURFACE = {
     "ToolOptions",
     "ArgumentProblem",
     "InvalidArguments",
+    # governing runs: middleware around every call, budgets, loops, caches, rate limits
+    "Middleware",
+    "ToolCall",
+    "CallNext",
+    "RunBudget",
+    "Run",
+    "ResultCache",
+    "RateLimit",
+    "CallerBudget",
 }
 
 
@@ -60,7 +69,7 @@ def test_the_public_surface_is_what_a_user_writes() -> None:
     assert set(toolkit.__all__) >= SURFACE
     for name in toolkit.__all__:
         value = getattr(toolkit, name)
-        aliases = {"Approver", "Content", "Decision", "Injected", "Policy"}
+        aliases = {"Approver", "CallNext", "Content", "Decision", "Injected", "Policy"}
         assert getattr(value, "__doc__", None) or name in aliases, name
 
 
