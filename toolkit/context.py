@@ -89,6 +89,30 @@ class ToolContext:
         if self.progress is not None:
             await self.progress(progress, total, message)
 
+    def report_progress_sync(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """:meth:`report_progress` for a sync tool (it runs in a thread, without an event loop).
+
+        Raises:
+            RuntimeError: Called from async code, which awaits :meth:`report_progress`.
+        """
+        if self.progress is not None:
+            from toolkit._sync import call_from_thread
+
+            call_from_thread(self.progress, progress, total, message)
+
+    def log_sync(self, level: LogLevel, message: Any, *, logger: str | None = None) -> None:
+        """:meth:`log` for a sync tool (it runs in a thread, without an event loop).
+
+        Raises:
+            RuntimeError: Called from async code, which awaits :meth:`log`.
+        """
+        if self.client is not None:
+            from toolkit._sync import call_from_thread
+
+            call_from_thread(self.client.log, level, message, logger)
+
     async def log(self, level: LogLevel, message: Any, *, logger: str | None = None) -> None:
         """Send a log record to the calling client; a no-op when it cannot receive one.
 
