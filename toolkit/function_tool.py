@@ -84,6 +84,7 @@ class FunctionTool:
                 source=where(self._fn),
                 injected=s.injected,
                 wraps_result=s.wraps_result,
+                examples=d.examples,
             )
         return self._spec
 

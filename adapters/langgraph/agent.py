@@ -41,6 +41,7 @@ from adapters.langchain.tool_images import (
     images_out_of_tool_messages,
     needs_text_only_tool_messages,
 )
+from adapters.langgraph._direct import DirectTools
 from adapters.langgraph._model_calls import ToolTurnRepair, bind_tools
 from adapters.langgraph._node import Node
 from adapters.langgraph.execution import ToolExecutor, ToolTask
@@ -125,8 +126,10 @@ class _Turns:
         max_iterations: int | None,
         context_keys: ContextKeys | None,
         search: ToolSearch | None = None,
+        direct: DirectTools | None = None,
     ) -> None:
         self.model = model
+        self.direct = direct or DirectTools(registry)
         self.search = search
         self._offers: dict[tuple[str, ...], Runnable[LanguageModelInput, BaseMessage]] = {}
         self.registry = registry
@@ -215,12 +218,16 @@ class _Turns:
         return update
 
     def call(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
+        if (direct := self.direct.answer(state.get("messages", []))) is not None:
+            return {"messages": [direct]}
         messages, done, iterations = self._prepare(state)
         runnable = self.model if done else self.bound(self._offered(state))
         answer = self._repair.invoke(runnable, messages, config)
         return self._update(state, answer, done, iterations)
 
     async def acall(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
+        if (direct := self.direct.answer(state.get("messages", []))) is not None:
+            return {"messages": [direct]}
         messages, done, iterations = self._prepare(state)
         offered = None
         if self.search is not None and not done:
@@ -281,6 +288,7 @@ def _graph(
     name: str,
     tool_search: int | ToolSearch | None = None,
     options: CallOptions | None = None,
+    return_direct: Iterable[str] = (),
 ) -> _Graph:
     registry = as_registry(tools)
     search = ToolSearch.of(tool_search)
@@ -296,6 +304,7 @@ def _graph(
         max_iterations=max_iterations,
         context_keys=context_keys,
         search=search,
+        direct=DirectTools(registry, return_direct),
     )
     builder = StateGraph(AgentState)
     builder.add_node("model", _model_node(turns))
@@ -322,6 +331,7 @@ def build_agent(
     name: str = "agent",
     tool_search: int | ToolSearch | None = None,
     options: CallOptions | None = None,
+    return_direct: Iterable[str] = (),
 ) -> _Graph:
     """Level 3: an autonomous agent — the model and the tools in a loop.
 
@@ -356,6 +366,8 @@ def build_agent(
         options: :class:`~toolkit.CallOptions` for every tool call (a timeout, an
             ``on_record`` hook, a policy...); ``policy`` above wins over its policy, and inside
             the graph ``"ask"`` is always answered through ``interrupt()``.
+        return_direct: Names of tools whose successful result ends the run as the final
+            answer, as ``@mcp_tool(return_direct=True)`` does (see ``docs/agents.md``).
 
     The tools offered to the model are the registry's at each model call: tools added or
     removed later (e.g. after a server's ``list_changed``) are seen on the next call, and an
@@ -380,6 +392,7 @@ def build_agent(
         name=name,
         tool_search=tool_search,
         options=options,
+        return_direct=return_direct,
     )
 
 
