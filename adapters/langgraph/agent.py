@@ -243,10 +243,13 @@ class _Turns:
         if not calls:
             return END
         iteration = state.get("iterations", 0)
+        gate = self.executor.gate_of(calls)  # a sequential tool's call runs alone
         sends = []
         for call in calls:
             carry = self.executor.needs_state(call["name"])
             payload = {"call": call, "iteration": iteration, "state": state if carry else None}
+            if gate is not None:
+                payload["gate"] = gate
             sends.append(Send("tools", payload))
         return sends
 
