@@ -44,6 +44,7 @@ from adapters.langchain.tool_images import (
 from adapters.langgraph._direct import DirectTools
 from adapters.langgraph._model_calls import ToolTurnRepair, bind_tools
 from adapters.langgraph._node import Node
+from adapters.langgraph._per_run_tools import Choice, PerRunTools
 from adapters.langgraph.execution import ToolExecutor, ToolTask
 from adapters.langgraph.state import AgentState, usage_of
 from adapters.langgraph.tool_search import ToolSearch, search_registry
@@ -127,9 +128,13 @@ class _Turns:
         context_keys: ContextKeys | None,
         search: ToolSearch | None = None,
         direct: DirectTools | None = None,
+        per_run: PerRunTools | None = None,
     ) -> None:
         self.model = model
         self.direct = direct or DirectTools(registry)
+        self.per_run = per_run or PerRunTools(
+            registry, policy=None, options=None, context_keys=context_keys
+        )
         self.search = search
         self._offers: dict[tuple[str, ...], Runnable[LanguageModelInput, BaseMessage]] = {}
         self.registry = registry
@@ -180,11 +185,17 @@ class _Turns:
             extra = self.executor.extra
             if extra is not None:
                 tools += to_langchain_tools(extra, context_keys=keys)
-            bound = bind_tools(self.model, tools)
+            bound = bind_tools(self.model, tools) if tools else self.model
             if len(offers) > 256:  # a long-lived agent: keep the cache bounded
                 offers.clear()
             offers[names] = bound
         return bound
+
+    def _chosen(self, choice: Choice) -> Runnable[LanguageModelInput, BaseMessage]:
+        """The model with the tools this run's caller is offered (see ``_per_run_tools``)."""
+        if choice.tools is not None:
+            return bind_tools(self.model, choice.tools) if choice.tools else self.model
+        return self.bound(choice.names)
 
     def _prepare(self, state: AgentState) -> tuple[list[BaseMessage], bool, int]:
         iterations = 0 if _new_turn(state) else state.get("iterations", 0)
@@ -221,7 +232,9 @@ class _Turns:
         if (direct := self.direct.answer(state.get("messages", []))) is not None:
             return {"messages": [direct]}
         messages, done, iterations = self._prepare(state)
-        runnable = self.model if done else self.bound(self._offered(state))
+        runnable = (
+            self.model if done else self._chosen(self.per_run.choose(self._offered(state), config))
+        )
         answer = self._repair.invoke(runnable, messages, config)
         return self._update(state, answer, done, iterations)
 
@@ -233,7 +246,7 @@ class _Turns:
         if self.search is not None and not done:
             # A first search builds the index (and every schema): off the event loop.
             offered = await anyio.to_thread.run_sync(self._offered, state)
-        runnable = self.model if done else self.bound(offered)
+        runnable = self.model if done else self._chosen(await self.per_run.achoose(offered, config))
         answer = await self._repair.ainvoke(runnable, messages, config)
         return self._update(state, answer, done, iterations)
 
@@ -308,6 +321,9 @@ def _graph(
         context_keys=context_keys,
         search=search,
         direct=DirectTools(registry, return_direct),
+        per_run=PerRunTools(
+            registry, policy=policy, options=options, context_keys=context_keys, extra=extra
+        ),
     )
     builder = StateGraph(AgentState)
     builder.add_node("model", _model_node(turns))

@@ -143,7 +143,13 @@ def test_approval_edit_runs_with_new_arguments(stub: OpenAIStub, registry) -> No
 
 def test_policy_passed_to_build_agent_decides(stub: OpenAIStub, registry) -> None:
     stub.script(Turn(tool_calls=[Call("get_bin", {"code": "B-1"})]), Turn(text="ok"))
-    agent = build_agent(chat(stub), registry, policy=lambda request: "deny")
+    # A policy denying every call would also hide every tool (test_per_run_tools.py): this
+    # one judges the arguments, so the tool is still offered and its call denied.
+    agent = build_agent(
+        chat(stub),
+        registry,
+        policy=lambda request: "deny" if request.arguments.get("code") == "B-1" else "allow",
+    )
     state = agent.invoke({"messages": [("user", "x")]})
     assert state["tool_calls"][0]["code"] == "DENIED"
 
