@@ -12,6 +12,7 @@ require("adapters.langgraph", "langgraph")
 
 from adapters.langchain.approval import approval_payload, interrupt_approver, to_approval
 from adapters.langchain.stream_events import ToolEvent, is_tool_event
+from adapters.langgraph._prompt import PromptValueMissing
 from adapters.langgraph.agent import STOP_NOTE, as_registry, build_agent, single_turn_node
 from adapters.langgraph.deterministic import tool_node
 from adapters.langgraph.graph_tool import GraphTool, SkillToolset, graph_tool
@@ -30,6 +31,7 @@ __all__ = [
     "STOP_NOTE",
     "AgentState",
     "GraphTool",
+    "PromptValueMissing",
     "RunSummary",
     "SkillToolset",
     "ToolCallEntry",

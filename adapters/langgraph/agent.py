@@ -7,7 +7,7 @@ in one call neither re-runs nor loses its siblings on resume.
 
 Rules the model node keeps:
 
-* **Per user turn.** ``iterations``, the ``tool_calls`` log and ``usage`` describe the current
+* **Per user turn.** ``iterations`` (the model calls), the ``tool_calls`` log and ``usage`` describe the current
   user turn. A turn starts when the model node is reached from anything but a tool answer
   (a new user message on a checkpointed thread), and then they start again from zero, so a
   second turn on the same thread gets the full ``max_iterations`` and its own log.
@@ -45,6 +45,7 @@ from adapters.langgraph._direct import DirectTools
 from adapters.langgraph._model_calls import ToolTurnRepair, bind_tools
 from adapters.langgraph._node import Node
 from adapters.langgraph._per_run_tools import Choice, PerRunTools
+from adapters.langgraph._prompt import SystemPrompt
 from adapters.langgraph.execution import ToolExecutor, ToolTask
 from adapters.langgraph.state import AgentState, usage_of
 from adapters.langgraph.tool_search import ToolSearch, search_registry
@@ -54,6 +55,8 @@ from toolkit.registry import ToolRegistry
 from toolkit.toolset_kinds import as_toolset
 
 _Graph = CompiledStateGraph[Any, Any, Any, Any]
+#: What the model reads of the thread: ``window(messages) -> messages`` (e.g. a trim).
+Window = Callable[[Sequence[BaseMessage]], Sequence[BaseMessage]]
 
 __all__ = ["STOP_NOTE", "as_registry", "build_agent", "single_turn_node"]
 
@@ -129,6 +132,7 @@ class _Turns:
         search: ToolSearch | None = None,
         direct: DirectTools | None = None,
         per_run: PerRunTools | None = None,
+        window: Window | None = None,
     ) -> None:
         self.model = model
         self.direct = direct or DirectTools(registry)
@@ -141,6 +145,8 @@ class _Turns:
         self.context_keys = context_keys
         self.executor = executor
         self.system_prompt = system_prompt
+        self.prompt = SystemPrompt(system_prompt)
+        self.window = window
         self.max_iterations = max_iterations
         self._bound: Runnable[LanguageModelInput, BaseMessage] | None = None
         self._repair = ToolTurnRepair()
@@ -197,14 +203,17 @@ class _Turns:
             return bind_tools(self.model, choice.tools) if choice.tools else self.model
         return self.bound(choice.names)
 
-    def _prepare(self, state: AgentState) -> tuple[list[BaseMessage], bool, int]:
+    def _prepare(
+        self, state: AgentState, config: RunnableConfig
+    ) -> tuple[list[BaseMessage], bool, int]:
         iterations = 0 if _new_turn(state) else state.get("iterations", 0)
         done = self.max_iterations is not None and iterations >= self.max_iterations
-        prompt = self.system_prompt or ""
+        prompt = self.prompt.render(state, config)
         if done:
             prompt = f"{prompt}\n\n{STOP_NOTE}".strip()
         head: list[BaseMessage] = [SystemMessage(prompt)] if prompt else []
-        messages = [*head, *state.get("messages", [])]
+        history = state.get("messages", [])
+        messages = [*head, *(self.window(history) if self.window else history)]
         if needs_text_only_tool_messages(self.model):  # Chat Completions: images in tool
             messages = images_out_of_tool_messages(messages)  # messages are a 400
         return messages, done, iterations
@@ -218,8 +227,7 @@ class _Turns:
             # The last call is made without tools; a model that still asks gets no more.
             text = message.text or "I stopped before finishing: the tool-call limit was reached."
             message = AIMessage(content=text, id=message.id, usage_metadata=message.usage_metadata)
-        if message.tool_calls or message.invalid_tool_calls:
-            iterations += 1
+        iterations += 1  # every model call counts: one call, then a text answer, is 2
         update: dict[str, Any] = {"messages": [message], "iterations": iterations}
         if _new_turn(state):
             update["usage"] = Overwrite(usage_of(message))
@@ -231,7 +239,7 @@ class _Turns:
     def call(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         if (direct := self.direct.answer(state.get("messages", []))) is not None:
             return {"messages": [direct]}
-        messages, done, iterations = self._prepare(state)
+        messages, done, iterations = self._prepare(state, config)
         runnable = (
             self.model if done else self._chosen(self.per_run.choose(self._offered(state), config))
         )
@@ -241,7 +249,7 @@ class _Turns:
     async def acall(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         if (direct := self.direct.answer(state.get("messages", []))) is not None:
             return {"messages": [direct]}
-        messages, done, iterations = self._prepare(state)
+        messages, done, iterations = self._prepare(state, config)
         offered = None
         if self.search is not None and not done:
             # A first search builds the index (and every schema): off the event loop.
@@ -305,6 +313,7 @@ def _graph(
     tool_search: int | ToolSearch | None = None,
     options: CallOptions | None = None,
     return_direct: Iterable[str] = (),
+    window: Window | None = None,
 ) -> _Graph:
     registry = as_registry(tools)
     search = ToolSearch.of(tool_search)
@@ -321,6 +330,7 @@ def _graph(
         context_keys=context_keys,
         search=search,
         direct=DirectTools(registry, return_direct),
+        window=window,
         per_run=PerRunTools(
             registry, policy=policy, options=options, context_keys=context_keys, extra=extra
         ),
@@ -351,6 +361,7 @@ def build_agent(
     tool_search: int | ToolSearch | None = None,
     options: CallOptions | None = None,
     return_direct: Iterable[str] = (),
+    window: Window | None = None,
 ) -> _Graph:
     """Level 3: an autonomous agent — the model and the tools in a loop.
 
@@ -363,7 +374,9 @@ def build_agent(
     Args:
         model: A chat model that supports ``bind_tools``.
         tools: A ``ToolRegistry``, or tools / functions to put in a new one.
-        system_prompt: Prepended to the conversation on every model call.
+        system_prompt: Prepended to the conversation on every model call; ``{name}`` fields
+            are filled per run from the state, the run's context and ``configurable`` (a
+            missing name raises ``PromptValueMissing``; ``{{``/``}}`` are literal braces).
         max_iterations: Model turns with tool calls before the final tool-less call.
         policy: Decides allow / deny / ask for each call (default: the registry's policy,
             which asks before destructive tools). ``"ask"`` pauses the graph with
@@ -387,6 +400,8 @@ def build_agent(
             the graph ``"ask"`` is always answered through ``interrupt()``.
         return_direct: Names of tools whose successful result ends the run as the final
             answer, as ``@mcp_tool(return_direct=True)`` does (see ``docs/agents.md``).
+        window: What the model reads of the thread, e.g. a ``trim_messages`` that keeps the
+            last N tokens from a human message on; the state keeps the whole thread.
 
     The tools offered to the model are the registry's at each model call: tools added or
     removed later (e.g. after a server's ``list_changed``) are seen on the next call, and an
@@ -412,6 +427,7 @@ def build_agent(
         tool_search=tool_search,
         options=options,
         return_direct=return_direct,
+        window=window,
     )
 
 

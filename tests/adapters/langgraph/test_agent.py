@@ -36,7 +36,7 @@ def test_error_mid_run_reaches_the_model_which_recovers(stub: OpenAIStub, regist
         (1, True, "EXECUTION_ERROR"),
         (2, False, None),
     ]
-    assert state["iterations"] == 2
+    assert state["iterations"] == 3  # model calls: two that asked for tools, one answer
     assert state["usage"] == {"input_tokens": 30, "output_tokens": 15, "total_tokens": 45}
     assert RunSummary.from_state(state).answer == "Bin B-1 holds 3 items."
 
@@ -79,7 +79,7 @@ def test_max_iterations_ends_with_a_tool_less_answer(stub: OpenAIStub, registry)
 
     assert [bool(r.get("tools")) for r in stub.requests] == [True, True, True, False]
     assert "Do not call tools" in stub.requests[-1]["messages"][0]["content"]
-    assert state["iterations"] == 3 and len(state["tool_calls"]) == 3
+    assert state["iterations"] == 4 and len(state["tool_calls"]) == 3
     assert state["messages"][-1].content == "I could not finish; B-1 has 3 items."
     assert stub.rejections == []
 
