@@ -251,7 +251,7 @@ def mcp_tool(
             ),
             output_schema=output_schema,
             param_descriptions=param_descriptions,
-            examples=tuple(dict(e) for e in examples),
+            examples=tuple(dict(e) if isinstance(e, Mapping) else e for e in examples),
         )
         if name is None and func.__name__ != "<lambda>":
             check_name(func.__name__, func)
