@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     from toolkit.interaction import ClientChannel, Elicitation, LogLevel
 
-__all__ = ["Injected", "ProgressCallback", "ToolContext"]
+__all__ = ["Injected", "LogCallback", "ProgressCallback", "ToolContext"]
 
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
+#: ``(level, data, logger)``: where a remote tool's server's log messages for a call go.
+LogCallback = Callable[["LogLevel", Any, "str | None"], Awaitable[None]]
 
 
 class _InjectedMarker:
@@ -50,6 +52,8 @@ class ToolContext:
         injected: Values for parameters marked ``Injected``, by parameter name.
         progress: Where :meth:`report_progress` sends updates (an MCP client, a UI), if anywhere.
         client: The calling client, when the sink can reach it (``log``, ``elicit``, ``sample``).
+        remote_log: Where a remote tool's server's log messages during this call go (a
+            LangGraph run's stream), besides Python logging; ``None``: Python logging only.
     """
 
     tool: str = ""
@@ -59,6 +63,7 @@ class ToolContext:
     injected: Mapping[str, Any] = field(default_factory=dict)
     progress: ProgressCallback | None = None
     client: ClientChannel | None = None
+    remote_log: LogCallback | None = None
 
     def for_call(self, tool: str, call_id: str) -> ToolContext:
         """A copy for one call of ``tool``, keeping this context's call id if it has one.
@@ -76,6 +81,7 @@ class ToolContext:
             injected=self.injected,
             progress=self.progress,
             client=self.client,
+            remote_log=self.remote_log,
         )
 
     def get(self, key: str, default: Any = None) -> Any:

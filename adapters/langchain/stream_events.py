@@ -6,8 +6,10 @@ Inside a graph run, the :class:`~toolkit.ToolContext` of every call made through
 
 * ``await context.report_progress(...)`` (or ``context.report_progress_sync`` in a sync tool)
   and a remote MCP tool's progress notifications: ``type == "tool_progress"``;
-* ``await context.log(...)`` (or ``context.log_sync``): ``type == "tool_log"``; the record
-  still goes to Python logging as before.
+* ``await context.log(...)`` (or ``context.log_sync``) and the log messages a remote MCP
+  tool's server sends during the call: ``type == "tool_log"``; the record still goes to Python
+  logging as before. (MCP does not say which call a server's log message belongs to: it is
+  streamed when exactly one call is in flight on that server, as questions are routed.)
 
 Stream with ``stream_mode=["custom", "updates"]`` (or ``"custom"`` alone) to receive them;
 without ``"custom"`` LangGraph drops them at no cost.
@@ -151,4 +153,12 @@ def with_stream_events(
         if earlier is not None:
             await earlier(done, total, message)
 
-    return replace(context, progress=progress, client=_StreamedChannel(context.client, emit))
+    async def remote_log(level: LogLevel, data: Any, logger: str | None) -> None:
+        emit(_event("tool_log", message=_text(data), level=level))
+
+    return replace(
+        context,
+        progress=progress,
+        client=_StreamedChannel(context.client, emit),
+        remote_log=remote_log,
+    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +14,8 @@ from adapters.mcp_client import McpClientPool
 from adapters.testing import Call, OpenAIStub, Turn
 from tests.adapters.langgraph.conftest import chat
 from toolkit import ToolContext, ToolRegistry, mcp_tool
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @mcp_tool
@@ -129,3 +133,25 @@ def test_a_remote_mcp_tools_progress_is_streamed(stub: OpenAIStub) -> None:
         ("labels_shipping_label", "L1", step, 4) for step in (1, 2, 3, 4)
     ]
     assert custom[-1]["message"] == "done" and custom[0]["type"] == "tool_progress"
+
+
+def test_a_remote_mcp_tools_log_messages_are_streamed(stub: OpenAIStub) -> None:
+    server = {
+        "command": sys.executable,
+        "args": ["-m", "adapters.mcp_server", "tests.conformance.everything_server:registry"],
+        "cwd": str(ROOT),
+        "env": {"PYTHONPATH": str(ROOT)},
+        "include": ["test_tool_with_logging"],
+    }
+    registry = ToolRegistry()
+    with McpClientPool({"mcpServers": {"ev": server}}) as pool:
+        pool.register_into_sync(registry)
+        stub.script(
+            Turn(tool_calls=[Call("ev_test_tool_with_logging", {}, id="G1")]), Turn(text="ok")
+        )
+        agent = build_agent(chat(stub), registry)
+        custom = list(agent.stream({"messages": [("user", "log")]}, stream_mode="custom"))
+    assert [(e["type"], e["tool"], e["call_id"], e["level"], e["message"]) for e in custom] == [
+        ("tool_log", "ev_test_tool_with_logging", "G1", "info", text)
+        for text in ("Tool execution started", "Tool processing data", "Tool execution completed")
+    ]
