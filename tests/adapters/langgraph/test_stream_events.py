@@ -9,10 +9,12 @@ from typing import Any
 import pytest
 
 from adapters.demo import labels_server_config
+from adapters.http import HttpToolset
 from adapters.langgraph import ToolEvent, build_agent, is_tool_event
 from adapters.mcp_client import McpClientPool
 from adapters.testing import Call, OpenAIStub, Turn
 from tests.adapters.langgraph.conftest import chat
+from tests.support.orders_service import one_tool, serving_orders
 from toolkit import ToolContext, ToolRegistry, mcp_tool
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -155,3 +157,30 @@ def test_a_remote_mcp_tools_log_messages_are_streamed(stub: OpenAIStub) -> None:
         ("tool_log", "ev_test_tool_with_logging", "G1", "info", text)
         for text in ("Tool execution started", "Tool processing data", "Tool execution completed")
     ]
+
+
+def test_an_http_tools_retries_are_streamed(stub: OpenAIStub) -> None:
+    with serving_orders() as (base, _recorder):
+        config = one_tool(
+            base,
+            name="flaky",
+            endpoint="/flaky",
+            retry_count=2,
+            parameters=[{"name": "fail", "parameter_type": "integer", "position": "query"}],
+        )
+        registry = ToolRegistry()
+        with HttpToolset.from_config(config) as toolset:
+            toolset.register_into(registry)
+            stub.script(Turn(tool_calls=[Call("flaky", {"fail": 1}, id="H1")]), Turn(text="ok"))
+            agent = build_agent(chat(stub), registry)
+            custom = list(agent.stream({"messages": [("user", "try")]}, stream_mode="custom"))
+    [event] = custom
+    assert (event["type"], event["tool"], event["call_id"], event["level"]) == (
+        "tool_log",
+        "flaky",
+        "H1",
+        "warning",
+    )
+    assert event["message"] is not None
+    assert event["message"].startswith("HTTP 503 from GET flaky; retrying in ")
+    assert event["message"].endswith("(attempt 2 of 3)")
