@@ -114,9 +114,12 @@ class ToolExecutor:
             context_keys=self.context_keys,
             tool=task.call["name"],
         )
-        return call_options(
+        options = call_options(
             config, context=context, call_id=call_id, policy=self.policy, base=self.options
         )
+        # The model is offered only what its caller sees (_per_run_tools): a call of another
+        # tool is answered as one of a tool that does not exist, naming the visible ones.
+        return options.replace(hide_denied=True)
 
     def _update(self, task: ToolTask, result: ToolResult) -> dict[str, Any]:
         call_id = task.call.get("id") or result.call_id

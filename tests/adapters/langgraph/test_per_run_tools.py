@@ -124,3 +124,12 @@ def test_a_hook_that_raises_hides_its_tool_with_a_warning(
         build_agent(chat(stub), [ship, find_order]).invoke({"messages": [("user", "hi")]})
     assert [sorted(_offered(r)) for r in stub.requests] == [["find_order"], ["find_order"]]
     assert "prepare hook of tool ship raised KeyError" in caplog.text
+
+
+def test_a_call_of_a_tool_the_caller_cannot_see_is_not_found(stub: OpenAIStub) -> None:
+    stub.script(Turn(tool_calls=[Call("purge_orders", {})]), Turn(text="I cannot purge."))
+    agent = build_agent(chat(stub), _registry(), policy=_admins_only, context_keys=["role"])
+    state = agent.invoke({"messages": [("user", "purge")]}, {"configurable": {"role": "clerk"}})
+    [entry] = state["tool_calls"]
+    assert entry["code"] == "TOOL_NOT_FOUND"
+    assert "Available tools: find_order, refund." in str(entry["result"])
