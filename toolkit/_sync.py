@@ -7,16 +7,18 @@ sync caller comes first.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
 import threading
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
-__all__ = ["get_portal", "is_blocked", "run_sync"]
+__all__ = ["CALLING_LOOP", "call_from_thread", "get_portal", "is_blocked", "run_sync"]
 
 T = TypeVar("T")
 
@@ -24,6 +26,10 @@ _lock = threading.Lock()
 _state: dict[str, Any] = {}
 #: Threads waiting in run_sync right now (a thread id may appear more than once).
 _blocked: list[int] = []
+#: In a worker thread running a sync tool: the event loop waiting for it (set per job).
+CALLING_LOOP: ContextVar[asyncio.AbstractEventLoop | None] = ContextVar(
+    "toolkit_calling_loop", default=None
+)
 
 
 def get_portal() -> BlockingPortal:
@@ -50,6 +56,34 @@ def run_sync(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
         return portal.call(fn, *args)
     finally:
         _blocked.remove(me)
+
+
+def call_from_thread(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """``await fn(*args)`` from sync code in a thread without a running event loop.
+
+    It runs on the loop that waits for the sync tool calling it (where the call's callbacks
+    belong, e.g. an MCP session's), else on the shared loop.
+
+    Raises:
+        RuntimeError: Called where an event loop runs: async code awaits ``fn`` itself.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise RuntimeError(
+            "A sync method of ToolContext was called from async code, where it would block "
+            "the event loop: await the async method (report_progress, log) instead."
+        )
+    loop = CALLING_LOOP.get()
+    if loop is not None and loop.is_running():
+        return asyncio.run_coroutine_threadsafe(_awaited(fn, *args), loop).result()
+    return run_sync(fn, *args)
+
+
+async def _awaited(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+    return await fn(*args)
 
 
 def is_blocked(thread_id: int) -> bool:

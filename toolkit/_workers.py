@@ -38,6 +38,7 @@ from typing import Any
 import anyio.to_thread
 
 from toolkit import _cpu
+from toolkit._sync import CALLING_LOOP
 from toolkit.errors import ErrorCode, ToolError
 
 __all__ = ["MAX_ABANDONED_WORKERS", "abandoned_workers", "run_awaitable", "run_blocking"]
@@ -238,6 +239,7 @@ async def run_awaitable(fn: Callable[..., Any], *args: Any) -> Any:
     async with limit:
         future: asyncio.Future[None] = loop.create_future()
         job = _Job(fn, args, lambda: loop.call_soon_threadsafe(_wake, future))
+        job.context.run(CALLING_LOOP.set, loop)  # where the tool's sync callbacks go
         worker = _submit(job)
         timer = loop.call_later(_PINNED_SECONDS, worker.free) if worker.cpu >= 0 else None
         try:

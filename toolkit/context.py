@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     from toolkit.interaction import ClientChannel, Elicitation, LogLevel
 
-__all__ = ["Injected", "ProgressCallback", "ToolContext"]
+__all__ = ["Injected", "LogCallback", "ProgressCallback", "ToolContext"]
 
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
+#: ``(level, data, logger)``: where a remote tool's server's log messages for a call go.
+LogCallback = Callable[["LogLevel", Any, "str | None"], Awaitable[None]]
 
 
 class _InjectedMarker:
@@ -50,6 +52,8 @@ class ToolContext:
         injected: Values for parameters marked ``Injected``, by parameter name.
         progress: Where :meth:`report_progress` sends updates (an MCP client, a UI), if anywhere.
         client: The calling client, when the sink can reach it (``log``, ``elicit``, ``sample``).
+        remote_log: Where a remote tool's server's log messages during this call go (a
+            LangGraph run's stream), besides Python logging; ``None``: Python logging only.
     """
 
     tool: str = ""
@@ -59,6 +63,7 @@ class ToolContext:
     injected: Mapping[str, Any] = field(default_factory=dict)
     progress: ProgressCallback | None = None
     client: ClientChannel | None = None
+    remote_log: LogCallback | None = None
 
     def for_call(self, tool: str, call_id: str) -> ToolContext:
         """A copy for one call of ``tool``, keeping this context's call id if it has one.
@@ -76,6 +81,7 @@ class ToolContext:
             injected=self.injected,
             progress=self.progress,
             client=self.client,
+            remote_log=self.remote_log,
         )
 
     def get(self, key: str, default: Any = None) -> Any:
@@ -88,6 +94,30 @@ class ToolContext:
         """Report progress of a long call; a no-op when nobody listens."""
         if self.progress is not None:
             await self.progress(progress, total, message)
+
+    def report_progress_sync(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """:meth:`report_progress` for a sync tool (it runs in a thread, without an event loop).
+
+        Raises:
+            RuntimeError: Called from async code, which awaits :meth:`report_progress`.
+        """
+        if self.progress is not None:
+            from toolkit._sync import call_from_thread
+
+            call_from_thread(self.progress, progress, total, message)
+
+    def log_sync(self, level: LogLevel, message: Any, *, logger: str | None = None) -> None:
+        """:meth:`log` for a sync tool (it runs in a thread, without an event loop).
+
+        Raises:
+            RuntimeError: Called from async code, which awaits :meth:`log`.
+        """
+        if self.client is not None:
+            from toolkit._sync import call_from_thread
+
+            call_from_thread(self.client.log, level, message, logger)
 
     async def log(self, level: LogLevel, message: Any, *, logger: str | None = None) -> None:
         """Send a log record to the calling client; a no-op when it cannot receive one.

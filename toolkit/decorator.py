@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from toolkit.errors import RegistrationError
-from toolkit.spec import NAME_PATTERN, ToolAnnotations, ToolOptions, UnknownParams
+from toolkit.spec import NAME_PATTERN, PrepareHook, ToolAnnotations, ToolOptions, UnknownParams
 
 if TYPE_CHECKING:
     from toolkit.processor import ExceptionProcessor
@@ -68,6 +68,7 @@ class ToolDefinition:
         options: How the invoker runs it.
         output_schema: ``True`` (from the return annotation), ``False``, or an explicit schema.
         param_descriptions: Descriptions that win over the docstring's.
+        examples: Example arguments, checked against the schema when the tool is made.
     """
 
     fn: Callable[..., Any]
@@ -78,6 +79,7 @@ class ToolDefinition:
     options: ToolOptions = field(default_factory=ToolOptions)
     output_schema: bool | dict[str, Any] = True
     param_descriptions: Mapping[str, str] | None = None
+    examples: tuple[Mapping[str, Any], ...] = ()
     _schemas: dict[bool, FunctionSchema] = field(default_factory=dict, repr=False)
 
     @property
@@ -140,6 +142,10 @@ def mcp_tool(
     output_schema: bool | dict[str, Any] = True,
     strict_output: bool | None = None,
     param_descriptions: Mapping[str, str] | None = None,
+    return_direct: bool = False,
+    sequential: bool = False,
+    prepare: PrepareHook | None = None,
+    examples: Iterable[Mapping[str, Any]] = (),
 ) -> Callable[[F], F]: ...
 
 
@@ -165,6 +171,10 @@ def mcp_tool(
     output_schema: bool | dict[str, Any] = True,
     strict_output: bool | None = None,
     param_descriptions: Mapping[str, str] | None = None,
+    return_direct: bool = False,
+    sequential: bool = False,
+    prepare: PrepareHook | None = None,
+    examples: Iterable[Mapping[str, Any]] = (),
 ) -> Any:
     """Mark a function, async function or method as a tool.
 
@@ -196,6 +206,15 @@ def mcp_tool(
             (``None``: the registry's setting, lenient unless changed) the model still gets the
             value, unstructured, and a warning names the mismatch once per tool.
         param_descriptions: Parameter descriptions that win over the docstring's.
+        return_direct: An agent (``build_agent``) ends its run with this tool's result as the
+            final answer, without another model call.
+        sequential: An agent never runs this tool at the same time as other calls of the
+            same model turn (the others still run concurrently with each other).
+        prepare: ``prepare(spec, context) -> spec | None``, asked on each agent run: return
+            the spec to offer (changed description or schema) or ``None`` to hide the tool.
+        examples: Example arguments (dicts), checked against the input schema when the
+            tool is made; shown to models (Anthropic ``input_examples``, ``<ACTION>``
+            few-shot calls, the MCP tool's ``_meta``).
 
     Raises:
         RegistrationError: The name is invalid, or the target is not a function.
@@ -226,9 +245,13 @@ def mcp_tool(
                 requires_approval=requires_approval,
                 processor=processor,
                 strict_output=strict_output,
+                return_direct=return_direct,
+                sequential=sequential,
+                prepare=prepare,
             ),
             output_schema=output_schema,
             param_descriptions=param_descriptions,
+            examples=tuple(dict(e) if isinstance(e, Mapping) else e for e in examples),
         )
         if name is None and func.__name__ != "<lambda>":
             check_name(func.__name__, func)

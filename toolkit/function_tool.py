@@ -11,6 +11,7 @@ from toolkit._workers import run_awaitable
 from toolkit.context import ToolContext
 from toolkit.decorator import ToolDefinition, check_name, definition_of, where
 from toolkit.errors import ToolError
+from toolkit.examples import check_examples
 from toolkit.result import ToolResult
 from toolkit.schema import FunctionSchema
 from toolkit.schema._callable import inspect_callable
@@ -84,6 +85,7 @@ class FunctionTool:
                 source=where(self._fn),
                 injected=s.injected,
                 wraps_result=s.wraps_result,
+                examples=d.examples,
             )
         return self._spec
 
@@ -95,9 +97,12 @@ class FunctionTool:
         resolve, an unbound ``self``.
 
         Raises:
-            RegistrationError: Naming the function and the fix.
+            RegistrationError: Naming the function and the fix; also for an ``examples=``
+                entry that does not fit the input schema (the schema is built for those).
         """
         inspect_callable(self._fn)
+        if self._definition.examples:
+            check_examples(self.spec, where(self._fn))
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Validate and coerce with pydantic; raises ``InvalidArguments``."""

@@ -7,14 +7,17 @@ server's ``tools/list`` and OpenAI function definitions without conversion.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from toolkit.context import ToolContext
     from toolkit.processor import ExceptionProcessor
 
 __all__ = [
     "NAME_PATTERN",
+    "PrepareHook",
     "ToolAnnotations",
     "ToolOptions",
     "ToolSpec",
@@ -26,6 +29,9 @@ __all__ = [
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 UnknownParams = Literal["error", "ignore"]
+
+#: ``prepare(spec, context)``: the spec to offer a caller for this run, or ``None`` to hide it.
+PrepareHook = Callable[["ToolSpec", "ToolContext"], "ToolSpec | None"]
 
 
 def is_valid_name(name: str) -> bool:
@@ -80,6 +86,9 @@ class ToolOptions:
         strict_output: ``True``: a return value that breaks the declared output schema fails
             the call (``EXECUTION_ERROR``); ``False``: it reaches the model unstructured, with
             a warning once per tool; ``None``: the registry's setting (lenient by default).
+        return_direct: An agent ends its run with this tool's result as the final answer.
+        sequential: An agent never runs this tool concurrently with other calls of a turn.
+        prepare: Decides per run whether and how an agent offers the tool to its model.
     """
 
     timeout: float | None = None
@@ -90,6 +99,9 @@ class ToolOptions:
     requires_approval: bool | None = None
     processor: ExceptionProcessor | None = None
     strict_output: bool | None = None
+    return_direct: bool = False
+    sequential: bool = False
+    prepare: PrepareHook | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +119,7 @@ class ToolSpec:
         source: Where it came from (``module:function``, ``mcp://server/tool``), for messages.
         injected: Parameters filled by the caller, never by the model.
         wraps_result: The output schema wraps a non-object result as ``{"result": ...}``.
+        examples: Example arguments, valid against ``input_schema`` (shown to models).
     """
 
     name: str
@@ -119,6 +132,7 @@ class ToolSpec:
     source: str = ""
     injected: frozenset[str] = frozenset()
     wraps_result: bool = False
+    examples: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def title(self) -> str | None:

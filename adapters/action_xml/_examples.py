@@ -6,6 +6,7 @@ self-correction example aside).
 
 Rules about copying (small models copy few-shot examples verbatim, values and all):
 
+* A tool's own example calls (``@mcp_tool(examples=[...])``) come first, as written.
 * Values come from what the tool's author wrote first (``examples``, ``enum``, ``default``,
   ``format``); a free string otherwise reads as an example (``"example query"``), never as a
   plausible real value, and an empty default (``[]``, ``{}``, ``""``) is not shown, so a list
@@ -41,6 +42,8 @@ _FORMATS = {
 _TEXTY = re.compile(r"content|diff|text|code|body|message|query|script|sql", re.IGNORECASE)
 _SHORT_CDATA_TEXT = "R&D <north wing>"
 _CDATA_TEXT = 'if a < b && c > 0:\n    print("<done> & ok")'
+#: How many tools' own ``examples`` (the first of each) open the few-shot examples.
+_AUTHORED = 3
 _MADE_UP = frozenset({_SHORT_CDATA_TEXT, _CDATA_TEXT, *_FORMATS.values()})
 
 
@@ -196,6 +199,10 @@ def tool_examples(specs: list[ToolSpec], *, correction: bool = False) -> list[Ex
         found.sort(key=lambda pair: not (kind == "text" and _TEXTY.search(pair[1])))
         return found[0] if found else None
 
+    for spec in [s for s in specs if s.examples][:_AUTHORED]:
+        args = dict(spec.examples[0])  # the author's own call comes first
+        answer = _answer(f"I will call {spec.name}.", spec.name, args)
+        examples.append(Example(f"a call of {spec.name}", answer, [(spec.name, args)]))
     callable_specs = [s for s in specs if _call_with(s, None) is not None]
     simple = max(
         callable_specs, key=lambda s: len(s.input_schema.get("required") or []), default=None

@@ -24,7 +24,7 @@ from adapters.cli._demo_model import ModelChoice
 from adapters.cli._demo_script import REQUEST, SYSTEM_PROMPT, TENANT
 from adapters.demo import carriers_server_config
 from adapters.demo.warehouse_app import build_registry
-from adapters.langgraph import RunSummary, async_checkpointer, build_agent
+from adapters.langgraph import RunSummary, async_checkpointer, build_agent, is_tool_event
 from adapters.mcp_client import McpClientPool, McpServerConfig
 from toolkit import CallRecord, ToolError, ToolRegistry
 from toolkit.call_store import display_target
@@ -111,6 +111,18 @@ class _Run:
                 record = self.records.get(message.tool_call_id)
                 self.console.print(view.tool_result_panel(message, record))
         self._working()
+
+    def on_event(self, event: Any) -> None:
+        """A tool's progress (on the spinner) or log line (printed), from the run's stream."""
+        if not is_tool_event(event):
+            return
+        if event["type"] == "tool_log":
+            self.console.print(f"[dim]  {event['tool']} ({event['level']}): {event['message']}[/]")
+            return
+        done, total = event["progress"], event["total"]
+        share = f"{done:g}/{total:g}" if total else f"{done:g}"
+        note = f" {event['message']}" if event["message"] else ""
+        self.status.update(f"running {event['tool']}: {share}{note}…")
 
     @property
     def can_answer(self) -> bool:
@@ -201,8 +213,13 @@ async def _agent_loop(run: _Run, registry: ToolRegistry, saver: Any) -> RunSumma
         payload = await run.decide(waiting)
     while payload is not None:
         pending: Sequence[Interrupt] = ()
-        async for update in agent.astream(payload, config, stream_mode="updates"):
-            for node, change in update.items():
+        chunks = agent.astream(payload, config, stream_mode=["updates", "custom"])
+        async for mode, update in chunks:
+            if mode == "custom":  # a tool's progress or log line
+                run.on_event(update)
+                continue
+            changes: dict[str, Any] = update  # type: ignore[assignment]
+            for node, change in changes.items():
                 if node == "__interrupt__":
                     pending = change
                 elif node == "model":

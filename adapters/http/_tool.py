@@ -143,14 +143,14 @@ class HttpTool(JsonSchemaTool):
             raise ToolError(str(exc), code=ErrorCode.DENIED) from None
         except HostNotFoundError as exc:
             raise self._unreachable(request, exc) from None
-        response = await self._send_with_retries(request)
+        response = await self._send_with_retries(request, context)
         return await self._result(response, context, arguments)
 
     @property
     def _may_retry(self) -> bool:
         return self.config.verb in IDEMPOTENT or self.config.retry_non_idempotent
 
-    async def _send_with_retries(self, request: BuiltRequest) -> Reply:
+    async def _send_with_retries(self, request: BuiltRequest, context: ToolContext) -> Reply:
         attempts = 1 + (self.config.retry_count if self._may_retry else 0)
         for attempt in range(1, attempts + 1):
             last = attempt == attempts
@@ -159,14 +159,29 @@ class HttpTool(JsonSchemaTool):
             except httpx.ConnectError as exc:
                 if last:
                     raise self._unreachable(request, exc) from None
-                await anyio.sleep(_backoff(attempt))
+                await self._retrying(context, "no connection", _backoff(attempt), attempt, attempts)
                 continue
             if response.status_code in RETRY_STATUSES and not last:
                 wait = _retry_after(response)
-                await anyio.sleep(_backoff(attempt) if wait is None else wait)
+                delay = _backoff(attempt) if wait is None else wait
+                await self._retrying(
+                    context, f"HTTP {response.status_code}", delay, attempt, attempts
+                )
                 continue
             return response
         raise AssertionError("unreachable")  # pragma: no cover - the loop always returns
+
+    async def _retrying(
+        self, context: ToolContext, why: str, delay: float, attempt: int, attempts: int
+    ) -> None:
+        """Tell the caller (its log, a LangGraph run's stream) why the call takes longer."""
+        await context.log(
+            "warning",
+            f"{why} from {self.config.verb} {self._name}; retrying in {delay:.1f} s "
+            f"(attempt {attempt + 1} of {attempts})",
+            logger="toolkit.http",
+        )
+        await anyio.sleep(delay)
 
     async def _send(self, request: BuiltRequest) -> Reply:
         """One attempt, within its deadline and its cap.

@@ -15,6 +15,7 @@ from adapters.langchain.embeddings import LangChainEmbedder, embedder
 from adapters.langchain.injection import ContextKeys, Injection, find_injections
 from adapters.langchain.messages import result_artifact, result_content, to_tool_message
 from adapters.langchain.resources import prompt_messages, resource_documents
+from adapters.langchain.stream_events import ToolEvent, is_tool_event
 from adapters.langchain.tool import RegistryTool, build_context, to_langchain_tools
 from adapters.langchain.tool_images import (
     images_out_of_tool_messages,
@@ -26,6 +27,7 @@ __all__ = [
     "Injection",
     "LangChainEmbedder",
     "RegistryTool",
+    "ToolEvent",
     "approval_payload",
     "build_context",
     "call_options",
@@ -33,6 +35,7 @@ __all__ = [
     "find_injections",
     "images_out_of_tool_messages",
     "interrupt_approver",
+    "is_tool_event",
     "needs_text_only_tool_messages",
     "prompt_messages",
     "resource_documents",

@@ -30,6 +30,7 @@ from adapters.langchain.injection import (
     injected_values,
 )
 from adapters.langchain.messages import result_content, to_tool_message
+from adapters.langchain.stream_events import with_stream_events
 from toolkit import CallOptions, Policy, Tool, ToolContext, ToolRegistry, ToolResult
 
 __all__ = ["RegistryTool", "build_context", "to_langchain_tools"]
@@ -53,7 +54,9 @@ def build_context(
     """The :class:`ToolContext` of one call made from LangChain or LangGraph.
 
     Inside a graph run the context's client is the person behind the run: a tool's
-    ``context.elicit(...)`` pauses the run with an interrupt (:mod:`adapters.langchain.asking`).
+    ``context.elicit(...)`` pauses the run with an interrupt (:mod:`adapters.langchain.asking`),
+    and its progress and log messages are streamed as custom events
+    (:mod:`adapters.langchain.stream_events`).
 
     Args:
         tool_call_id: The model's tool-call id, if known.
@@ -67,12 +70,15 @@ def build_context(
     if runtime is not None and not configurable:
         configurable = (runtime.config or {}).get("configurable") or {}
     runtime_context = runtime.context if runtime is not None else _graph_context(configurable)
-    return ToolContext(
+    context = ToolContext(
         call_id=tool_call_id or "",
         values=context_values(context_keys, runtime_context, configurable),
         injected=injected_values(injections, runtime, tool_call_id),
-        client=InterruptChannel(config, tool) if config is not None and in_graph(config) else None,
     )
+    if config is None or not in_graph(config):
+        return context
+    context.client = InterruptChannel(config, tool)
+    return with_stream_events(context, config, tool)
 
 
 def _graph_context(configurable: dict[str, Any]) -> Any:

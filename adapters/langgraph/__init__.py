@@ -11,6 +11,8 @@ from adapters._extras import require
 require("adapters.langgraph", "langgraph")
 
 from adapters.langchain.approval import approval_payload, interrupt_approver, to_approval
+from adapters.langchain.stream_events import ToolEvent, is_tool_event
+from adapters.langgraph._prompt import PromptValueMissing
 from adapters.langgraph.agent import STOP_NOTE, as_registry, build_agent, single_turn_node
 from adapters.langgraph.deterministic import tool_node
 from adapters.langgraph.graph_tool import GraphTool, SkillToolset, graph_tool
@@ -29,9 +31,11 @@ __all__ = [
     "STOP_NOTE",
     "AgentState",
     "GraphTool",
+    "PromptValueMissing",
     "RunSummary",
     "SkillToolset",
     "ToolCallEntry",
+    "ToolEvent",
     "ToolSearch",
     "add_usage",
     "approval_payload",
@@ -42,6 +46,7 @@ __all__ = [
     "build_agent",
     "graph_tool",
     "interrupt_approver",
+    "is_tool_event",
     "postgres_checkpointer",
     "single_turn_node",
     "sqlite_checkpointer",

@@ -7,7 +7,7 @@ in one call neither re-runs nor loses its siblings on resume.
 
 Rules the model node keeps:
 
-* **Per user turn.** ``iterations``, the ``tool_calls`` log and ``usage`` describe the current
+* **Per user turn.** ``iterations`` (the model calls), the ``tool_calls`` log and ``usage`` describe the current
   user turn. A turn starts when the model node is reached from anything but a tool answer
   (a new user message on a checkpointed thread), and then they start again from zero, so a
   second turn on the same thread gets the full ``max_iterations`` and its own log.
@@ -42,8 +42,11 @@ from adapters.langchain.tool_images import (
     needs_text_only_tool_messages,
 )
 from adapters.langgraph._budget import AgentRuns, Turn, budget_note
+from adapters.langgraph._direct import DirectTools
 from adapters.langgraph._model_calls import ToolTurnRepair, bind_tools
 from adapters.langgraph._node import Node
+from adapters.langgraph._per_run_tools import Choice, PerRunTools
+from adapters.langgraph._prompt import SystemPrompt
 from adapters.langgraph.execution import ToolExecutor, ToolTask
 from adapters.langgraph.state import AgentState, usage_of
 from adapters.langgraph.tool_search import ToolSearch, search_registry
@@ -54,6 +57,8 @@ from toolkit.registry import ToolRegistry
 from toolkit.toolset_kinds import as_toolset
 
 _Graph = CompiledStateGraph[Any, Any, Any, Any]
+#: What the model reads of the thread: ``window(messages) -> messages`` (e.g. a trim).
+Window = Callable[[Sequence[BaseMessage]], Sequence[BaseMessage]]
 
 __all__ = ["STOP_NOTE", "as_registry", "build_agent", "single_turn_node"]
 
@@ -128,15 +133,24 @@ class _Turns:
         context_keys: ContextKeys | None,
         search: ToolSearch | None = None,
         runs: AgentRuns,
+        direct: DirectTools | None = None,
+        per_run: PerRunTools | None = None,
+        window: Window | None = None,
     ) -> None:
         self.model = model
         self.runs = runs
+        self.direct = direct or DirectTools(registry)
+        self.per_run = per_run or PerRunTools(
+            registry, policy=None, options=None, context_keys=context_keys
+        )
         self.search = search
         self._offers: dict[tuple[str, ...], Runnable[LanguageModelInput, BaseMessage]] = {}
         self.registry = registry
         self.context_keys = context_keys
         self.executor = executor
         self.system_prompt = system_prompt
+        self.prompt = SystemPrompt(system_prompt)
+        self.window = window
         self.max_iterations = max_iterations
         self._bound: Runnable[LanguageModelInput, BaseMessage] | None = None
         self._repair = ToolTurnRepair()
@@ -181,23 +195,32 @@ class _Turns:
             extra = self.executor.extra
             if extra is not None:
                 tools += to_langchain_tools(extra, context_keys=keys)
-            bound = bind_tools(self.model, tools)
+            bound = bind_tools(self.model, tools) if tools else self.model
             if len(offers) > 256:  # a long-lived agent: keep the cache bounded
                 offers.clear()
             offers[names] = bound
         return bound
 
-    def _prepare(self, state: AgentState) -> tuple[list[BaseMessage], bool, int, Turn | None]:
+    def _chosen(self, choice: Choice) -> Runnable[LanguageModelInput, BaseMessage]:
+        """The model with the tools this run's caller is offered (see ``_per_run_tools``)."""
+        if choice.tools is not None:
+            return bind_tools(self.model, choice.tools) if choice.tools else self.model
+        return self.bound(choice.names)
+
+    def _prepare(
+        self, state: AgentState, config: RunnableConfig
+    ) -> tuple[list[BaseMessage], bool, int, Turn | None]:
         iterations = 0 if _new_turn(state) else state.get("iterations", 0)
         done = self.max_iterations is not None and iterations >= self.max_iterations
         turn = self.runs.turn(state, _new_turn(state))
-        prompt = self.system_prompt or ""
+        prompt = self.prompt.render(state, config)
         if turn is not None and turn.last is not None:
             done, prompt = True, f"{prompt}\n\n{budget_note(turn.last)}".strip()
         elif done:
             prompt = f"{prompt}\n\n{STOP_NOTE}".strip()
         head: list[BaseMessage] = [SystemMessage(prompt)] if prompt else []
-        messages = [*head, *state.get("messages", [])]
+        history = state.get("messages", [])
+        messages = [*head, *(self.window(history) if self.window else history)]
         if needs_text_only_tool_messages(self.model):  # Chat Completions: images in tool
             messages = images_out_of_tool_messages(messages)  # messages are a 400
         return messages, done, iterations, turn
@@ -213,8 +236,7 @@ class _Turns:
             # The last call is made without tools; a model that still asks gets no more.
             text = message.text or "I stopped before finishing: the tool-call limit was reached."
             message = AIMessage(content=text, id=message.id, usage_metadata=message.usage_metadata)
-        if message.tool_calls or message.invalid_tool_calls:
-            iterations += 1
+        iterations += 1  # every model call counts: one call, then a text answer, is 2
         update: dict[str, Any] = {"messages": [message], "iterations": iterations}
         if turn is not None:
             update["run"] = turn.run_id
@@ -226,22 +248,28 @@ class _Turns:
         return update
 
     def call(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
-        messages, done, iterations, turn = self._prepare(state)
+        if (direct := self.direct.answer(state.get("messages", []))) is not None:
+            return {"messages": [direct]}
+        messages, done, iterations, turn = self._prepare(state, config)
         if turn is not None and turn.final is not None:  # nothing left for a model call
             return self._update(state, turn.final, True, iterations, turn)
-        runnable = self.model if done else self.bound(self._offered(state))
+        runnable = (
+            self.model if done else self._chosen(self.per_run.choose(self._offered(state), config))
+        )
         answer = self._repair.invoke(runnable, messages, config)
         return self._update(state, answer, done, iterations, turn)
 
     async def acall(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
-        messages, done, iterations, turn = self._prepare(state)
+        if (direct := self.direct.answer(state.get("messages", []))) is not None:
+            return {"messages": [direct]}
+        messages, done, iterations, turn = self._prepare(state, config)
         if turn is not None and turn.final is not None:  # nothing left for a model call
             return self._update(state, turn.final, True, iterations, turn)
         offered = None
         if self.search is not None and not done:
             # A first search builds the index (and every schema): off the event loop.
             offered = await anyio.to_thread.run_sync(self._offered, state)
-        runnable = self.model if done else self.bound(offered)
+        runnable = self.model if done else self._chosen(await self.per_run.achoose(offered, config))
         answer = await self._repair.ainvoke(runnable, messages, config)
         return self._update(state, answer, done, iterations, turn)
 
@@ -251,12 +279,15 @@ class _Turns:
         if not calls:
             return END
         iteration = state.get("iterations", 0)
+        gate = self.executor.gate_of(calls)  # a sequential tool's call runs alone
         sends = []
         for call in calls:
             carry = self.executor.needs_state(call["name"])
             payload = {"call": call, "iteration": iteration, "state": state if carry else None}
             if state.get("run"):
                 payload["run"] = state.get("run")
+            if gate is not None:
+                payload["gate"] = gate
             sends.append(Send("tools", payload))
         return sends
 
@@ -299,6 +330,8 @@ def _graph(
     tool_search: int | ToolSearch | None = None,
     options: CallOptions | None = None,
     budget: RunBudget | None = None,
+    return_direct: Iterable[str] = (),
+    window: Window | None = None,
 ) -> _Graph:
     registry = as_registry(tools)
     search = ToolSearch.of(tool_search)
@@ -316,6 +349,11 @@ def _graph(
         context_keys=context_keys,
         search=search,
         runs=runs,
+        direct=DirectTools(registry, return_direct),
+        window=window,
+        per_run=PerRunTools(
+            registry, policy=policy, options=options, context_keys=context_keys, extra=extra
+        ),
     )
     builder = StateGraph(AgentState)
     builder.add_node("model", _model_node(turns))
@@ -343,6 +381,8 @@ def build_agent(
     tool_search: int | ToolSearch | None = None,
     options: CallOptions | None = None,
     budget: RunBudget | None = None,
+    return_direct: Iterable[str] = (),
+    window: Window | None = None,
 ) -> _Graph:
     """Level 3: an autonomous agent — the model and the tools in a loop.
 
@@ -355,7 +395,9 @@ def build_agent(
     Args:
         model: A chat model that supports ``bind_tools``.
         tools: A ``ToolRegistry``, or tools / functions to put in a new one.
-        system_prompt: Prepended to the conversation on every model call.
+        system_prompt: Prepended to the conversation on every model call; ``{name}`` fields
+            are filled per run from the state, the run's context and ``configurable`` (a
+            missing name raises ``PromptValueMissing``; ``{{``/``}}`` are literal braces).
         max_iterations: Model turns with tool calls before the final tool-less call.
         policy: Decides allow / deny / ask for each call (default: the registry's policy,
             which asks before destructive tools). ``"ask"`` pauses the graph with
@@ -383,6 +425,10 @@ def build_agent(
             ``BUDGET_EXCEEDED``; the model is then called once more without tools, or, when
             model calls or tokens ran out, a final message ends the run. See
             ``docs/middleware.md``.
+        return_direct: Names of tools whose successful result ends the run as the final
+            answer, as ``@mcp_tool(return_direct=True)`` does (see ``docs/agents.md``).
+        window: What the model reads of the thread, e.g. a ``trim_messages`` that keeps the
+            last N tokens from a human message on; the state keeps the whole thread.
 
     The tools offered to the model are the registry's at each model call: tools added or
     removed later (e.g. after a server's ``list_changed``) are seen on the next call, and an
@@ -408,6 +454,8 @@ def build_agent(
         tool_search=tool_search,
         options=options,
         budget=budget,
+        return_direct=return_direct,
+        window=window,
     )
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +18,7 @@ from adapters.langchain.injection import ContextKeys, Injection, find_injections
 from adapters.langchain.messages import to_tool_message
 from adapters.langchain.tool import build_context
 from adapters.langgraph._budget import AgentRuns
+from adapters.langgraph._sequential import Gates
 from adapters.langgraph.state import ToolCallEntry
 from toolkit import CallOptions, Policy, ToolRegistry, ToolResult
 
@@ -24,12 +27,14 @@ __all__ = ["ToolExecutor", "ToolTask"]
 
 @dataclass(frozen=True, slots=True)
 class ToolTask:
-    """What a tools task receives through ``Send``: one call, its turn, the state if needed."""
+    """What a tools task receives through ``Send``: one call, its turn, the state if needed,
+    and the key of its turn's gate when the turn holds a sequential tool's call."""
 
     call: ToolCall
     iteration: int
     state: Any = None
     run: str | None = None
+    gate: str | None = None
 
 
 def _entry(task: ToolTask, result: ToolResult) -> ToolCallEntry:
@@ -67,6 +72,7 @@ class ToolExecutor:
     extra: ToolRegistry | None = None
     runs: AgentRuns | None = None
     _injections: dict[str, list[Injection]] = field(default_factory=dict)
+    _gates: Gates = field(default_factory=Gates)
 
     def registry_of(self, name: str) -> ToolRegistry:
         """Where a call of tool ``name`` goes."""
@@ -90,6 +96,17 @@ class ToolExecutor:
         """Whether tool ``name`` takes injected state or runtime (so tasks must carry state)."""
         return any(i.kind in ("state", "runtime") for i in self.injections(name))
 
+    def sequential(self, name: str) -> bool:
+        """Whether tool ``name`` must not run concurrently with the other calls of its turn."""
+        registry = self.registry_of(name)
+        return name in registry and registry.get(name).spec.options.sequential
+
+    def gate_of(self, calls: Sequence[ToolCall]) -> str | None:
+        """A gate key for a turn's calls if one of them is sequential (else ``None``)."""
+        if len(calls) > 1 and any(self.sequential(c["name"]) for c in calls):
+            return uuid.uuid4().hex
+        return None
+
     def _options(self, task: ToolTask, config: RunnableConfig) -> CallOptions:
         call_id = task.call.get("id") or None
         injections = self.injections(task.call["name"])
@@ -102,9 +119,12 @@ class ToolExecutor:
             context_keys=self.context_keys,
             tool=task.call["name"],
         )
-        return call_options(
+        options = call_options(
             config, context=context, call_id=call_id, policy=self.policy, base=self.options
         )
+        # The model is offered only what its caller sees (_per_run_tools): a call of another
+        # tool is answered as one of a tool that does not exist, naming the visible ones.
+        return options.replace(hide_denied=True)
 
     def _update(self, task: ToolTask, result: ToolResult) -> dict[str, Any]:
         call_id = task.call.get("id") or result.call_id
@@ -114,19 +134,22 @@ class ToolExecutor:
     def run(self, task: ToolTask, config: RunnableConfig) -> dict[str, Any]:
         """Run the call of ``task`` (blocking)."""
         args = task.call.get("args")
-        with self._run(task):
-            result = self.registry_of(task.call["name"]).call_sync(
-                task.call["name"], args, options=self._options(task, config)
+        name = task.call["name"]
+        with self._run(task), self._gates.hold(task.gate, self.sequential(name)):
+            result = self.registry_of(name).call_sync(
+                name, args, options=self._options(task, config)
             )
         return self._update(task, result)
 
     async def arun(self, task: ToolTask, config: RunnableConfig) -> dict[str, Any]:
         """Run the call of ``task``."""
         args = task.call.get("args")
+        name = task.call["name"]
         with self._run(task):
-            result = await self.registry_of(task.call["name"]).call(
-                task.call["name"], args, options=self._options(task, config)
-            )
+            async with self._gates.ahold(task.gate, self.sequential(name)):
+                result = await self.registry_of(name).call(
+                    name, args, options=self._options(task, config)
+                )
         return self._update(task, result)
 
     def _run(self, task: ToolTask) -> contextlib.AbstractContextManager[None]:

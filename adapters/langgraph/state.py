@@ -61,7 +61,8 @@ class AgentState(TypedDict, total=False):
     Attributes:
         messages: The conversation (the whole thread).
         tool_calls: The tool calls of the current user turn, in order of completion.
-        iterations: Model calls of the current user turn that asked for tools.
+        iterations: Model calls of the current user turn (a call that asked for tools,
+            then the one that answered: 2).
         usage: Token usage summed over the current user turn's model calls
             (``input_tokens``, ``output_tokens``, ``total_tokens``).
         run: The id of the current user turn's run, for an agent with a budget.

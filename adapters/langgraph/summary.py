@@ -36,7 +36,7 @@ class RunSummary:
 
     Attributes:
         answer: The text of the last assistant message.
-        iterations: Model turns that asked for tools.
+        iterations: Model calls of the run's user turn (one tool call, then an answer: 2).
         usage: Summed token usage.
         tool_calls: The tool-call log.
     """

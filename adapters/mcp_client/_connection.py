@@ -33,6 +33,7 @@ from mcp.shared.exceptions import MCPError
 
 from adapters.mcp_client._asking import AskInCaller
 from adapters.mcp_client._bounded import too_large
+from adapters.mcp_client._call_logs import CallLogs
 from adapters.mcp_client._config import McpServerConfig
 from adapters.mcp_client._errors import FailureFacts, is_connection_lost, to_tool_error
 from adapters.mcp_client._follow import Coalesced, ListFollowers, announced, changed_list
@@ -43,7 +44,7 @@ from adapters.mcp_client._pages import all_pages
 from adapters.mcp_client._process import ChildProcess, stdio_transport
 from adapters.mcp_client._sdk_private import TransportStreams
 from adapters.network import NetworkPolicy
-from toolkit.context import ProgressCallback
+from toolkit.context import LogCallback, ProgressCallback
 from toolkit.errors import ErrorCode, ToolError
 
 __all__ = ["Connection", "ConnectionState"]
@@ -116,6 +117,7 @@ class Connection:
         self._live: _Live | None = None
         self._tools: list[mcp_types.Tool] | None = None
         self._secrets = config.secrets()
+        self._call_logs = CallLogs(config.name)
 
     # -- public ----------------------------------------------------------------------------
 
@@ -204,13 +206,15 @@ class Connection:
         meta: dict[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         progress: ProgressCallback | None = None,
+        log: LogCallback | None = None,
     ) -> mcp_types.CallToolResult:
         """Send ``tools/call``; transport failures are raised as classified ``ToolError``.
 
         Works from any event loop or thread; cancelling the caller cancels the request.
-        ``progress`` receives the server's progress notifications for this call.
+        ``progress`` receives the server's progress notifications for this call, ``log`` its
+        log messages (see :mod:`adapters.mcp_client._call_logs`).
         """
-        return await self._home.run(self._call_tool, name, arguments, meta, headers, progress)
+        return await self._home.run(self._call_tool, name, arguments, meta, headers, progress, log)
 
     async def _call_tool(
         self,
@@ -219,6 +223,7 @@ class Connection:
         meta: dict[str, Any] | None,
         headers: Mapping[str, str] | None,
         progress: ProgressCallback | None = None,
+        log: LogCallback | None = None,
     ) -> mcp_types.CallToolResult:
         timeout = self.config.call_timeout
         for attempt in range(2):
@@ -228,13 +233,14 @@ class Connection:
             try:
                 # The SDK's own request clock (one cancel scope it enters anyway) keeps the
                 # limit; a scope of ours around it cost about 20 µs per call.
-                return await client.call_tool(
-                    name,
-                    arguments,
-                    read_timeout_seconds=timeout,
-                    progress_callback=progress,  # type: ignore[arg-type]
-                    meta=meta,  # type: ignore[arg-type]
-                )
+                with self._call_logs.watch(log):
+                    return await client.call_tool(
+                        name,
+                        arguments,
+                        read_timeout_seconds=timeout,
+                        progress_callback=progress,  # type: ignore[arg-type]
+                        meta=meta,  # type: ignore[arg-type]
+                    )
             except Exception as exc:
                 if _ran_out(exc, time.monotonic() - started, timeout):
                     raise self._maybe_ran(
@@ -346,7 +352,7 @@ class Connection:
             transport,
             mode="auto",
             message_handler=self._handler(live),
-            **client_options(self.config.name, self._handlers),
+            **client_options(self.config.name, self._handlers, self._call_logs.relay),
         )
         return await stack.enter_async_context(client)
 

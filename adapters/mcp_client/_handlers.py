@@ -84,12 +84,19 @@ def _version() -> str:
         return "0.0.0"
 
 
-def client_options(server: str, handlers: ClientHandlers | None) -> dict[str, Any]:
-    """Keyword arguments for ``mcp.Client`` that make it speak for the toolkit to ``server``."""
+def client_options(
+    server: str,
+    handlers: ClientHandlers | None,
+    relay: Callable[[mcp_types.LoggingMessageNotificationParams], Awaitable[None]] | None = None,
+) -> dict[str, Any]:
+    """Keyword arguments for ``mcp.Client`` that make it speak for the toolkit to ``server``.
+
+    ``relay`` also receives each log message of the server, after Python logging.
+    """
     handlers = handlers or ClientHandlers()
     options: dict[str, Any] = {
         "client_info": mcp_types.Implementation(name="mcp-toolkit", version=_version()),
-        "logging_callback": _logger(server),
+        "logging_callback": _logger(server, relay),
     }
     if handlers.elicitation is not None:
         options["elicitation_callback"] = _elicitation(server, handlers.elicitation)
@@ -125,13 +132,18 @@ def oauth_for(
     )
 
 
-def _logger(server: str) -> Callable[[mcp_types.LoggingMessageNotificationParams], Awaitable[None]]:
+def _logger(
+    server: str,
+    relay: Callable[[mcp_types.LoggingMessageNotificationParams], Awaitable[None]] | None = None,
+) -> Callable[[mcp_types.LoggingMessageNotificationParams], Awaitable[None]]:
     log = logging.getLogger(f"toolkit.remote.{server}")
 
     async def on_log(params: mcp_types.LoggingMessageNotificationParams) -> None:
         name = f"{params.logger}: " if params.logger else ""
         level = _LEVELS.get(params.level, logging.INFO)
         log.log(level, "%s%s", name, params.data, extra={"mcp_level": params.level})
+        if relay is not None:
+            await relay(params)
 
     return on_log
 

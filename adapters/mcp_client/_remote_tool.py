@@ -98,6 +98,8 @@ class RemoteTool(JsonSchemaTool):
         values = context.values
         headers = {h: str(values[k]) for k, h in config.context_headers.items() if k in values}
         meta = {m: values[k] for k, m in config.context_meta.items() if k in values}
+        if context.remote_log is not None:  # 2026-07-28 servers log for a call only if asked
+            meta[mcp_types.LOG_LEVEL_META_KEY] = "info"
         send = functools.partial(
             self._connection.call_tool,
             self._tool.name,
@@ -105,6 +107,7 @@ class RemoteTool(JsonSchemaTool):
             meta=meta or None,
             headers=headers,
             progress=context.progress,  # the remote server's progress reaches our caller
+            log=context.remote_log,  # and its log messages, where the caller wants them
         )
         asking = self._connection.asking
         result = await (asking.run(self.server, self._name, context, send) if asking else send())

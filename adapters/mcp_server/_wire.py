@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolkit.examples import EXAMPLES_META_KEY
 from toolkit.spec import ToolSpec
 
 __all__ = ["tool_entry"]
@@ -34,4 +35,6 @@ def tool_entry(spec: ToolSpec, *, output_schema: bool = True) -> dict[str, Any]:
     annotations = spec.annotations.to_mcp()
     if annotations:
         entry["annotations"] = annotations
+    if spec.examples:  # MCP has no field for them: clients that know the key show them
+        entry["_meta"] = {EXAMPLES_META_KEY: [dict(e) for e in spec.examples]}
     return entry

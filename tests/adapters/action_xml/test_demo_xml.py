@@ -26,7 +26,7 @@ async def test_the_demo_runs_through_the_action_protocol() -> None:
     assert "get_bin ✗ EXECUTION_ERROR" in text  # the error observation reached the model…
     assert 'get_bin(code="A-01-01")' in text  # …which corrected the call
     assert "Bin A-02-01 is deleted." in text
-    assert "call log: 4 calls in 4 turns, 1 failed" in text
+    assert "call log: 4 calls in 5 turns, 1 failed" in text
 
 
 def test_an_unknown_protocol_is_refused_with_the_choices() -> None:

@@ -128,7 +128,7 @@ def test_offline_run_recovers_quotes_remotely_denies_without_a_terminal() -> Non
     assert "Not run: it needs a person's approval and none can be asked here" in text
     # The answer and the call log.
     assert "costs 7.90 EUR" in text and "I did not delete bin A-02-01" in text
-    assert "call log: 5 calls in 4 turns, 2 failed" in text
+    assert "call log: 5 calls in 5 turns, 2 failed" in text
     assert " deny " in text and "tokens: none reported" in text  # nobody rejected it
     assert "Traceback" not in run.out + run.err
     # The MCP server was a child process, and it is gone.
@@ -146,7 +146,7 @@ def test_yes_approves_the_destructive_call() -> None:
     assert "Bin A-02-01 deleted." in text
     assert "I have no shipping quote: the carriers server is not connected." in text
     assert "Bin A-02-01 is deleted." in text
-    assert "call log: 4 calls in 4 turns, 1 failed" in text and "approved" in text
+    assert "call log: 4 calls in 5 turns, 1 failed" in text and "approved" in text
 
 
 # -- a real model: the OpenAI client against a real HTTP server on 127.0.0.1 ---------------------
@@ -180,7 +180,7 @@ def test_openai_compatible_endpoint_drives_the_agent(stub: OpenAIStub) -> None:
     assert "From the tools: Error [EXECUTION_ERROR] in tool 'get_bin'" in text
     assert '"price_eur": 6.7' in text
     assert "| acme" in text  # the tenant came from the application, not the model
-    assert "call log: 3 calls in 1 turn, 1 failed" in text
+    assert "call log: 3 calls in 2 turns, 1 failed" in text
     assert "tokens: 20 in, 10 out, 30 total" in text
     assert [pid for pid in run.children if _alive(pid)] == []
 
@@ -243,7 +243,7 @@ async def test_max_iterations_ends_with_an_answer_from_what_was_found() -> None:
     text = " ".join(buffer.getvalue().replace("│", " ").split())
     assert "get_bin ✗ EXECUTION_ERROR" in text and "query_bins(" not in text
     assert "I could not find bin A-1-1." in text
-    assert "call log: 1 call in 1 turn, 1 failed" in text
+    assert "call log: 1 call in 2 turns, 1 failed" in text
 
 
 @pytest.mark.anyio

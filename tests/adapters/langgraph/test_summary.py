@@ -27,9 +27,9 @@ def test_summary_counts_in_words_and_escapes_html() -> None:
         build_agent(model, [ping]).invoke({"messages": [("user", "ping a")]})
     )
     text, page = str(summary), summary._repr_html_()
-    assert text.startswith("1 tool call in 1 turn, 30 tokens\n")
+    assert text.startswith("1 tool call in 2 turns, 30 tokens\n")
     assert "pong from a <ok>" in text and text.endswith("answer: a & b answered")
-    assert ">1 tool call in 1 turn, 30 tokens</p>" in page
+    assert ">1 tool call in 2 turns, 30 tokens</p>" in page
     assert "&lt;ok&gt;" in page and "a &amp; b answered" in page
     assert str(RunSummary(answer="", iterations=0)).startswith(
         "0 tool calls in 0 turns, tokens: none reported"
@@ -42,6 +42,6 @@ def test_a_script_reports_no_tokens_unless_told() -> None:
     assert state["messages"][-1].usage_metadata is None
     # As the CLI says it: no usage reported is not "0 tokens".
     assert str(RunSummary.from_state(state)).startswith(
-        "0 tool calls in 0 turns, tokens: none reported"
+        "0 tool calls in 1 turn, tokens: none reported"
     )
     assert "0 tokens" not in RunSummary.from_state(state)._repr_html_()

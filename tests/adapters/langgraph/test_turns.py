@@ -47,7 +47,7 @@ def test_second_turn_gets_its_own_iterations_log_and_usage(stub: OpenAIStub, reg
     )
     agent = build_agent(chat(stub), registry, max_iterations=2, checkpointer=InMemorySaver())
     first = agent.invoke({"messages": [("user", "B-1 and B-2?")]}, _thread("t"))
-    assert first["iterations"] == 2 and len(first["tool_calls"]) == 2
+    assert first["iterations"] == 3 and len(first["tool_calls"]) == 2
     assert first["usage"]["total_tokens"] == 45
 
     second = agent.invoke({"messages": [("user", "and B-3?")]}, _thread("t"))
@@ -55,7 +55,7 @@ def test_second_turn_gets_its_own_iterations_log_and_usage(stub: OpenAIStub, reg
     assert stub.rejections == []
     # the first turn used up max_iterations (its last call had no tools); the second starts over
     assert [bool(r.get("tools")) for r in stub.requests] == [True, True, False, True, True]
-    assert second["iterations"] == 1
+    assert second["iterations"] == 2  # one call asked for a tool, the next answered
     assert [(e["iteration"], e["arguments"]) for e in second["tool_calls"]] == [
         (1, {"code": "B-3"})
     ]
@@ -71,7 +71,7 @@ def test_empty_registry_never_sends_an_empty_tool_list(stub: OpenAIStub) -> None
     assert stub.rejections == []
     assert "tools" not in stub.requests[0]
     assert state["messages"][-1].content == "I have no tools; here is what I know."
-    assert state["iterations"] == 0 and state["tool_calls"] == []
+    assert state["iterations"] == 1 and state["tool_calls"] == []
 
 
 def test_tools_added_and_removed_after_build_reach_the_next_model_call(stub: OpenAIStub) -> None:
