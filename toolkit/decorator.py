@@ -140,6 +140,7 @@ def mcp_tool(
     output_schema: bool | dict[str, Any] = True,
     strict_output: bool | None = None,
     param_descriptions: Mapping[str, str] | None = None,
+    result_budget: int | None = None,
 ) -> Callable[[F], F]: ...
 
 
@@ -165,6 +166,7 @@ def mcp_tool(
     output_schema: bool | dict[str, Any] = True,
     strict_output: bool | None = None,
     param_descriptions: Mapping[str, str] | None = None,
+    result_budget: int | None = None,
 ) -> Any:
     """Mark a function, async function or method as a tool.
 
@@ -196,6 +198,9 @@ def mcp_tool(
             (``None``: the registry's setting, lenient unless changed) the model still gets the
             value, unstructured, and a warning names the mismatch once per tool.
         param_descriptions: Parameter descriptions that win over the docstring's.
+        result_budget: Characters of the result a model reads before it is cut to its head
+            and tail (the rest kept for ``read_result``); ``0`` never cuts; ``None`` (default):
+            the registry's ``result_budget``. See :mod:`toolkit.result_budget`.
 
     Raises:
         RegistrationError: The name is invalid, or the target is not a function.
@@ -204,6 +209,10 @@ def mcp_tool(
         raise RegistrationError(f"retries must be 0 or more, not {retries}")
     if timeout is not None and timeout <= 0:
         raise RegistrationError(f"timeout must be a positive number of seconds, not {timeout}")
+    if result_budget is not None and result_budget < 0:
+        raise RegistrationError(
+            f"result_budget must be 0 (no limit) or a number of characters, not {result_budget}"
+        )
 
     def decorate(target: Any) -> Any:
         func = target.__func__ if isinstance(target, staticmethod | classmethod) else target
@@ -226,6 +235,7 @@ def mcp_tool(
                 requires_approval=requires_approval,
                 processor=processor,
                 strict_output=strict_output,
+                result_budget=result_budget,
             ),
             output_schema=output_schema,
             param_descriptions=param_descriptions,

@@ -40,6 +40,9 @@ class CallOptions:
             :meth:`~toolkit.ToolRegistry.visible_names`): any other tool is ``TOOL_NOT_FOUND``
             before its arguments are read, and every message names visible tools only. Sinks
             that list tools per caller (the MCP server with callers) set it.
+        result_budget: Characters of the result the model may read for this call, winning
+            over the tool's and the registry's budget (``0``: no limit; see
+            :mod:`toolkit.result_budget`).
 
     Example:
         >>> from toolkit import CallOptions
@@ -56,6 +59,7 @@ class CallOptions:
     timeout: float | None = None
     on_record: Callable[[CallRecord], None] | None = None
     hide_denied: bool = False
+    result_budget: int | None = None
 
     def replace(self, **changes: Any) -> CallOptions:
         """A copy with ``changes`` applied."""

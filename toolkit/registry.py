@@ -10,6 +10,7 @@ from types import ModuleType
 from typing import Any, Unpack
 
 from toolkit import _auto_telemetry, _bindings, _scan
+from toolkit._read_result import offer_reader
 from toolkit._sync import run_sync
 from toolkit.context import ToolContext
 from toolkit.decorator import check_name
@@ -477,6 +478,8 @@ class ToolRegistry(Searchable):
                     log.exception("call-record subscriber %r failed", callback)
         if self.telemetry:
             _auto_telemetry.emit(self, record)
+        if record.full_size is not None:  # a cut result: the model may now read the rest
+            offer_reader(self)
 
     def _changed(self, name: str) -> None:
         self._touched(name)

@@ -14,6 +14,8 @@ from typing import TypedDict, Unpack
 
 from toolkit.policy import Approver, Policy, default_policy
 from toolkit.processor import ExceptionProcessor
+from toolkit.result_budget import DEFAULT_RESULT_BUDGET
+from toolkit.result_store import MemoryResultStore, ResultStore
 
 __all__ = ["DEFAULT_TIMEOUT", "RegistrySettings", "SettingsFields"]
 
@@ -38,6 +40,11 @@ class RegistrySettings:
         strict_output: A return value breaking its output schema fails the call, for tools that
             do not decide themselves (default ``False``: it reaches the model unstructured,
             with a warning).
+        result_budget: Characters of a result a model reads before it is cut to its head and
+            tail (default 100,000, about 25,000 tokens; ``0``: never cut). See
+            :mod:`toolkit.result_budget`.
+        result_store: Where the full text of a cut result is kept for ``read_result`` (default:
+            in memory for an hour; ``None``: nowhere). See :mod:`toolkit.result_store`.
 
     Example:
         >>> settings = RegistrySettings(timeout=None)
@@ -52,6 +59,8 @@ class RegistrySettings:
     timeout: float | None = DEFAULT_TIMEOUT
     retry_wait: tuple[float, float] = (0.2, 2.0)
     strict_output: bool = False
+    result_budget: int = DEFAULT_RESULT_BUDGET
+    result_store: ResultStore | None = field(default_factory=MemoryResultStore)
 
     def __post_init__(self) -> None:
         # A list or a generator of secrets is accepted, and kept as a tuple.
@@ -77,3 +86,5 @@ class SettingsFields(TypedDict, total=False):
     timeout: float | None
     retry_wait: tuple[float, float]
     strict_output: bool
+    result_budget: int
+    result_store: ResultStore | None

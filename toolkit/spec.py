@@ -80,6 +80,8 @@ class ToolOptions:
         strict_output: ``True``: a return value that breaks the declared output schema fails
             the call (``EXECUTION_ERROR``); ``False``: it reaches the model unstructured, with
             a warning once per tool; ``None``: the registry's setting (lenient by default).
+        result_budget: Characters of this tool's result a model reads before it is cut
+            (:mod:`toolkit.result_budget`; ``0``: never cut); ``None``: the registry's setting.
     """
 
     timeout: float | None = None
@@ -90,6 +92,7 @@ class ToolOptions:
     requires_approval: bool | None = None
     processor: ExceptionProcessor | None = None
     strict_output: bool | None = None
+    result_budget: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,124 @@
+"""``read_result``: the tool a model calls to read more of a result that was cut.
+
+A registry gains it with the first cut result (:func:`offer_reader`), so a model sees it only
+once it has something to read; every sink that lists the registry's tools then lists it too
+(the MCP server announces the change, an agent binds it on its next turn). It answers only the
+caller who made the call: another caller's id reads as unknown.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from toolkit.context import ToolContext
+from toolkit.decorator import mcp_tool
+from toolkit.errors import ErrorCode, ToolError
+from toolkit.function_tool import FunctionTool
+from toolkit.result_budget import NO_BUDGET, READ_RESULT
+from toolkit.result_store import ResultStore, StoredResult, owner_of
+
+if TYPE_CHECKING:
+    from toolkit.registry import ToolRegistry
+
+__all__ = ["offer_reader", "read_stored", "reader_tool"]
+
+log = logging.getLogger("toolkit.results")
+
+#: Characters one read returns unless the model asks for fewer.
+DEFAULT_READ = 20_000
+
+#: Characters a read's own header may take.
+_HEADER_ROOM = 400
+
+
+def read_stored(
+    stored: StoredResult, offset: int = 0, limit: int = DEFAULT_READ, find: str | None = None
+) -> str:
+    """A slice of ``stored``'s text with a header saying where it is and how to go on.
+
+    The slice fits the budget the result was cut to. With ``find``, it starts a little before
+    the first occurrence at or after ``offset`` (plain text, case-sensitive).
+    """
+    text, total = stored.text, len(stored.text)
+    limit = max(1, min(limit, max(stored.budget - _HEADER_ROOM, 200)))
+    start = min(max(0, offset), total)
+    found = ""
+    if find:
+        at = text.find(find, start)
+        if at < 0:
+            return (
+                f"[Result of call {stored.call_id}: {_short(find)} does not occur after "
+                f"character {start:,} (the result has {total:,} characters).]"
+            )
+        count = text.count(find)
+        start = max(start, at - min(200, limit // 4))
+        found = (
+            f" {_short(find)} found at character {at:,} ({count:,} occurrence"
+            f"{'' if count == 1 else 's'} in all; the next: offset={at + 1} with the same find)."
+        )
+    end = min(total, start + limit)
+    more = (
+        f'Read on with {READ_RESULT}(call_id="{stored.call_id}", offset={end}).'
+        if end < total
+        else "This is the end of the result."
+    )
+    header = (
+        f"[Result of call {stored.call_id} ({stored.tool}): characters {start:,} to {end:,} "
+        f"of {total:,}.{found} {more}]"
+    )
+    return f"{header}\n{text[start:end]}"
+
+
+def _short(text: str) -> str:
+    return json.dumps(text if len(text) <= 80 else f"{text[:77]}...", ensure_ascii=False)
+
+
+def reader_tool(store_of: Callable[[], ResultStore | None]) -> FunctionTool:
+    """The ``read_result`` tool over the store ``store_of()`` returns at each call."""
+
+    @mcp_tool(name=READ_RESULT, read_only=True, idempotent=True, result_budget=NO_BUDGET)
+    def read_result(
+        call_id: str,
+        context: ToolContext,
+        offset: int = 0,
+        limit: int = DEFAULT_READ,
+        find: str | None = None,
+    ) -> str:
+        """Read more of a tool result that was cut to fit your context.
+
+        A cut result ends with a note giving its call_id. Read on from a character offset, or
+        search the full result for a piece of text.
+
+        Args:
+            call_id: The call_id named in the note of the cut result.
+            offset: The character to start reading at (0 is the start).
+            limit: At most this many characters to read.
+            find: Text to search for (exact, case-sensitive); the read starts just before its
+                first occurrence at or after offset.
+        """
+        store = store_of()
+        stored = None if store is None else store.get(call_id)
+        if stored is None or stored.owner != owner_of(context.values):
+            raise ToolError(
+                f"No kept result has call_id {call_id!r}: use the call_id written in the note "
+                "of a cut result. Kept results expire after a while; call the tool again if "
+                "this one did.",
+                code=ErrorCode.INVALID_PARAMS,
+            )
+        return read_stored(stored, offset, limit, find)
+
+    return FunctionTool(read_result)
+
+
+def offer_reader(registry: ToolRegistry) -> None:
+    """Add ``read_result`` to ``registry`` unless a tool already has that name."""
+    if READ_RESULT in registry:
+        return
+    tool = reader_tool(lambda: registry.settings.result_store)
+    try:
+        registry.add(tool)
+    except Exception:  # a tool of that name came in meanwhile: it is the application's
+        log.warning("a tool is named %s: the reader of cut results is not added", READ_RESULT)
