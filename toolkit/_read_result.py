@@ -17,13 +17,14 @@ from toolkit.context import ToolContext
 from toolkit.decorator import mcp_tool
 from toolkit.errors import ErrorCode, ToolError
 from toolkit.function_tool import FunctionTool
-from toolkit.result_budget import NO_BUDGET, READ_RESULT
+from toolkit.resources import mcp_resource
+from toolkit.result_budget import NO_BUDGET, READ_RESULT, RESULT_URI
 from toolkit.result_store import ResultStore, StoredResult, owner_of
 
 if TYPE_CHECKING:
     from toolkit.registry import ToolRegistry
 
-__all__ = ["offer_reader", "read_stored", "reader_tool"]
+__all__ = ["offer_reader", "read_stored", "reader_tool", "result_resource"]
 
 log = logging.getLogger("toolkit.results")
 
@@ -99,26 +100,53 @@ def reader_tool(store_of: Callable[[], ResultStore | None]) -> FunctionTool:
             find: Text to search for (exact, case-sensitive); the read starts just before its
                 first occurrence at or after offset.
         """
-        store = store_of()
-        stored = None if store is None else store.get(call_id)
-        if stored is None or stored.owner != owner_of(context.values):
-            raise ToolError(
-                f"No kept result has call_id {call_id!r}: use the call_id written in the note "
-                "of a cut result. Kept results expire after a while; call the tool again if "
-                "this one did.",
-                code=ErrorCode.INVALID_PARAMS,
-            )
+        stored = _stored(store_of, call_id, context)
         return read_stored(stored, offset, limit, find)
 
     return FunctionTool(read_result)
 
 
+def result_resource(store_of: Callable[[], ResultStore | None]) -> Callable[..., str]:
+    """The ``result://{call_id}`` resource function: a cut result's full text, for its caller."""
+
+    @mcp_resource(RESULT_URI, name="result", mime_type="text/plain")
+    def result(call_id: str, context: ToolContext) -> str:
+        """The full text of a tool result that was cut to fit a model's context."""
+        return _stored(store_of, call_id, context).text
+
+    return result
+
+
+def _stored(
+    store_of: Callable[[], ResultStore | None], call_id: str, context: ToolContext
+) -> StoredResult:
+    store = store_of()
+    stored = None if store is None else store.get(call_id)
+    if stored is None or stored.owner != owner_of(context.values):
+        raise ToolError(
+            f"No kept result has call_id {call_id!r}: use the call_id written in the note "
+            "of a cut result. Kept results expire after a while; call the tool again if "
+            "this one did.",
+            code=ErrorCode.INVALID_PARAMS,
+        )
+    return stored
+
+
 def offer_reader(registry: ToolRegistry) -> None:
-    """Add ``read_result`` to ``registry`` unless a tool already has that name."""
+    """Give ``registry`` the ``read_result`` tool and the ``result://{call_id}`` resource.
+
+    A tool already named ``read_result`` or a resource already at the URI is left alone: it is
+    the application's.
+    """
     if READ_RESULT in registry:
         return
-    tool = reader_tool(lambda: registry.settings.result_store)
+
+    def store() -> ResultStore | None:
+        return registry.settings.result_store
+
     try:
-        registry.add(tool)
+        registry.add(reader_tool(store))
     except Exception:  # a tool of that name came in meanwhile: it is the application's
         log.warning("a tool is named %s: the reader of cut results is not added", READ_RESULT)
+    if registry.resources.find(RESULT_URI.replace("{call_id}", "x")) is None:
+        registry.resources.register(result_resource(store))

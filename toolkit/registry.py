@@ -10,7 +10,6 @@ from types import ModuleType
 from typing import Any, Unpack
 
 from toolkit import _auto_telemetry, _bindings, _scan
-from toolkit._read_result import offer_reader
 from toolkit._sync import run_sync
 from toolkit.context import ToolContext
 from toolkit.decorator import check_name
@@ -23,6 +22,7 @@ from toolkit.processor import ExceptionProcessor
 from toolkit.prompts import PromptRegistry
 from toolkit.resources import ResourceRegistry
 from toolkit.result import CallRecord, ToolResult
+from toolkit.result_budget import offer_reader
 from toolkit.search import Searchable
 from toolkit.settings import RegistrySettings, SettingsFields
 from toolkit.spec import ToolSpec

@@ -46,6 +46,7 @@ from toolkit.schema._serialize import dumps
 
 if TYPE_CHECKING:
     from toolkit.options import CallOptions
+    from toolkit.registry import ToolRegistry
     from toolkit.settings import RegistrySettings
     from toolkit.spec import ToolSpec
 
@@ -54,9 +55,11 @@ __all__ = [
     "MIN_RESULT_BUDGET",
     "NO_BUDGET",
     "READ_RESULT",
+    "RESULT_URI",
     "ResultCut",
     "budget_of",
     "fit_result",
+    "offer_reader",
 ]
 
 log = logging.getLogger("toolkit.results")
@@ -72,6 +75,9 @@ MIN_RESULT_BUDGET = 1_000
 
 #: The name of the tool that reads a cut result back.
 READ_RESULT = "read_result"
+
+#: The MCP resource (template) that serves a cut result's full text to its caller.
+RESULT_URI = "result://{call_id}"
 
 #: Characters the note may take (it is checked, not assumed).
 _NOTE_ROOM = 700
@@ -155,6 +161,18 @@ def fit_result(
     fallback = dataclasses.replace(result, content=_join(head, note), structured=None, blocks=[])
     fallback.cut = ResultCut(full, len(fallback.content), budget, ("the rest",), kept_until)
     return fallback
+
+
+def offer_reader(registry: ToolRegistry) -> None:
+    """Give ``registry`` the ``read_result`` tool and the ``result://{call_id}`` resource now.
+
+    A registry gains both with its first cut result; a server whose workers share a result
+    store (:class:`~toolkit.result_store.SqliteResultStore`) offers them from the start, so any
+    worker answers a read of a result another one cut.
+    """
+    from toolkit._read_result import offer_reader as offer
+
+    offer(registry)
 
 
 # -- sizes -------------------------------------------------------------------------------------

@@ -43,6 +43,8 @@ from toolkit.errors import ErrorCode
 from toolkit.invoker import new_call_id
 from toolkit.options import CallOptions
 from toolkit.registry import ToolRegistry
+from toolkit.result_budget import offer_reader
+from toolkit.result_store import MemoryResultStore
 from toolkit.spec import ToolSpec
 
 __all__ = ["RegistryServer", "build_server"]
@@ -332,6 +334,8 @@ def build_server(
     Raises:
         ValueError: ``page_size`` is not positive.
     """
+    if not isinstance(registry.settings.result_store, MemoryResultStore | None):
+        offer_reader(registry)  # a shared store: any worker reads what another one cut
     return RegistryServer(
         registry,
         name=name,
