@@ -219,6 +219,7 @@ def test_read_result_answers_only_the_caller_who_made_the_call() -> None:
     assert not mine.is_error and mine.content.startswith(f"[Result of call {cut.call_id}")
 
 
+@pytest.mark.anyio
 async def test_await_call_cuts_the_same_way_as_call_sync() -> None:
     registry = _registry()
     sync = registry.call_sync("json_object", {"mb": 1})
