@@ -140,6 +140,14 @@ def haystack(mb: float, seed: int) -> str:
     return f"{filler[:at]}{NEEDLE} is in bin B-{seed}{filler[at:]}"
 
 
-registry = ToolRegistry()
-for _tool in (json_array, json_object, nested, server_log, html_page, csv_table, image, haystack):
+_TOOLS = (json_array, json_object, nested, server_log, html_page, csv_table, image, haystack)
+
+#: Served with a budget of 20,000 characters (the MCP server tests).
+registry = ToolRegistry(result_budget=20_000)
+
+#: Served whole (a remote source whose results the client's registry must cut).
+whole = ToolRegistry(result_budget=0)
+
+for _tool in _TOOLS:
     registry.register(_tool)
+    whole.register(_tool)
