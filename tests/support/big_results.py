@@ -36,7 +36,14 @@ def json_array(mb: float, seed: int = 1) -> Any:
     count = int(mb * MB / 120)
     text = " ".join(_words(rng, 8))
     return [
-        {"id": i, "sku": f"S-{i:07d}", "qty": i % 97, "price": i / 7, "note": text, "ok": i % 2 == 0}
+        {
+            "id": i,
+            "sku": f"S-{i:07d}",
+            "qty": i % 97,
+            "price": i / 7,
+            "note": text,
+            "ok": i % 2 == 0,
+        }
         for i in range(count)
     ]
 

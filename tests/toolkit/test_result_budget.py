@@ -16,8 +16,16 @@ import pytest
 
 from tests.support import big_results
 from tests.support.big_results import NEEDLE
-from toolkit import CallOptions, ErrorCode, ImageContent, TextContent, ToolContext, ToolRegistry
-from toolkit import ToolResult, mcp_tool
+from toolkit import (
+    CallOptions,
+    ErrorCode,
+    ImageContent,
+    TextContent,
+    ToolContext,
+    ToolRegistry,
+    ToolResult,
+    mcp_tool,
+)
 from toolkit.result_budget import (
     DEFAULT_RESULT_BUDGET,
     NO_BUDGET,
@@ -125,7 +133,7 @@ def test_the_image_is_replaced_by_a_note_with_its_size(corpus: dict[str, Any]) -
 
 def test_text_keeps_head_and_tail_on_whole_lines(corpus: dict[str, Any]) -> None:
     full, cut, _ = corpus["server_log{'mb': 50}"]
-    head, marker, rest = cut.content.partition("\n[… ")
+    head, _, rest = cut.content.partition("\n[… ")
     assert full.content.startswith(head) and head.endswith("\n")
     tail = rest[rest.index("…]\n") + 3 : rest.index("\n[Result cut")]
     assert full.content.endswith(tail + "\n") or full.content.endswith(tail)
@@ -143,7 +151,7 @@ def test_a_result_under_the_budget_is_the_same_object() -> None:
     assert fit_result(big, NO_BUDGET, call_id="c", context_values={}, store=store) is big
     registry = _registry()
     small = registry.call_sync("server_log", {"mb": 0.001})
-    assert small.cut is None and small.record.full_size is None
+    assert small.cut is None and small.record is not None and small.record.full_size is None
     assert READ_RESULT not in registry  # offered only once something was cut
 
 
@@ -189,7 +197,7 @@ def test_read_result_finds_a_needle_at_a_random_offset_within_three_calls() -> N
 def test_read_result_reads_on_by_offset_to_the_end() -> None:
     registry = _registry(budget=5_000)
     cut = registry.call_sync("csv_table", {"mb": 0.05})
-    full = registry.settings.result_store.get(cut.call_id).text
+    full = registry.settings.result_store.get(cut.call_id).text  # type: ignore[union-attr]
     parts, offset = [], 0
     while True:
         answer = registry.call_sync(READ_RESULT, {"call_id": cut.call_id, "offset": offset})
@@ -248,7 +256,7 @@ def test_without_a_store_the_note_says_the_full_result_is_not_kept() -> None:
     registry.configure(result_store=None)
     cut = registry.call_sync("server_log", {"mb": 1})
     assert "The full result is not available" in cut.content and READ_RESULT not in cut.content
-    assert cut.cut.kept_until is None and len(cut.content) <= BUDGET
+    assert cut.cut is not None and cut.cut.kept_until is None and len(cut.content) <= BUDGET
 
 
 def test_model_size_counts_images_by_their_base64() -> None:
