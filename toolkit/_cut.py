@@ -7,8 +7,8 @@ string by slicing. Sizes are the lengths of compact JSON text (``toolkit.schema.
 
 * :func:`cut_text` — where to cut a text into a head and a tail, at line breaks when one is
   near.
-* :func:`cut_json` — a JSON value that stays valid: lists keep their first items, objects keep
-  every key (their values share the room), strings keep their head and tail.
+* :func:`cut_json` — a JSON value that stays valid, and its text: lists keep their first items,
+  objects keep every key (their values share the room), strings keep their head and tail.
 * :func:`json_size` — the exact JSON length of a value, or ``limit + 1`` as soon as it is
   known to be longer than ``limit``.
 """
@@ -20,7 +20,7 @@ from typing import Any
 
 from toolkit.schema._serialize import dumps
 
-__all__ = ["Cut", "cut_json", "cut_text", "json_size"]
+__all__ = ["Cut", "cut_json", "cut_text", "json_size", "list_prefix"]
 
 #: How far (characters) a cut may move to land on a line break.
 _LINE_SLACK = 240
@@ -59,7 +59,13 @@ def json_size(value: Any, limit: int) -> int:
     """
     if isinstance(value, str):
         return limit + 1 if len(value) + 2 > limit else len(dumps(value))
+    if value is None or value is True:
+        return 4
+    if value is False:
+        return 5
     if isinstance(value, dict):
+        if 5 * len(value) + 1 > limit:  # "":0 and a comma each: past the limit already
+            return limit + 1
         total = 1 + len(value)  # braces and commas (one short for an empty object: fine)
         for key, item in value.items():
             if total > limit:
@@ -67,33 +73,71 @@ def json_size(value: Any, limit: int) -> int:
             total += len(dumps(str(key))) + 1 + json_size(item, limit - total)
         return total if total <= limit else limit + 1
     if isinstance(value, list | tuple):
-        total = 1 + max(1, len(value))
-        for item in value:
-            if total > limit:
-                return limit + 1
-            total += json_size(item, limit - total)
-        return total if total <= limit else limit + 1
+        if 2 * len(value) + 1 > limit:  # an item and a comma each: past the limit already
+            return limit + 1
+        count, used = list_prefix(value, limit)
+        return used if count == len(value) else limit + 1
     return len(dumps(value))
 
 
-def cut_json(value: Any, room: int, cut: Cut, path: str = "$") -> Any:
-    """``value`` cut to about ``room`` characters of JSON, still valid JSON of the same shape.
+def list_prefix(
+    items: list[Any] | tuple[Any, ...], room: int, pieces: list[str] | None = None
+) -> tuple[int, int]:
+    """How many of the first ``items`` fit in ``room`` characters of a JSON list, and its size.
 
-    The result may run a little past ``room`` (markers, a first item that must be cut too);
-    the caller checks the final text and cuts again with less room when it does.
+    One item is measured exactly (stopping early if it is huge), then as many items as its
+    size suggests are serialized at once; a chunk that does not fit is shrunk in proportion to
+    how far it ran over. A list of similar rows thus costs a few serializations of about
+    ``room`` characters in all. ``pieces``, when given, receives the JSON text of the items
+    that fit (without the brackets), ready to be joined with commas.
+    """
+    used, i, count = 2, 0, len(items)
+    while i < count:
+        remaining = room - used - (1 if i else 0)
+        size = json_size(items[i], remaining)
+        if size > remaining:
+            break
+        if pieces is not None:
+            pieces.append(dumps(items[i]))
+        used += size + (1 if i else 0)
+        i += 1
+        step = (room - used) // (size + 1)
+        if step > 1:  # later items may be longer (growing ids): measure the last one it takes
+            size = max(size, json_size(items[min(count - 1, i + step)], room))
+            step = (room - used) // (size + 1)
+        while step > 1 and i < count:
+            text = dumps(items[i : i + step])
+            if used + len(text) - 1 <= room:  # its items, their commas, one comma before
+                used += len(text) - 1
+                i += min(step, count - i)
+                if pieces is not None:
+                    pieces.append(text[1:-1])
+                step = (room - used) // (size + 1)
+            else:
+                step = step * (room - used) // len(text) * 9 // 10
+    return i, used
+
+
+def cut_json(value: Any, room: int, cut: Cut, path: str = "$") -> tuple[Any, str]:
+    """``value`` cut to about ``room`` characters of JSON, and the compact JSON text of it.
+
+    The value keeps its shape and stays valid JSON. Its text is built from the pieces
+    serialized while measuring, so nothing is serialized twice. The text may run a little past
+    ``room`` (markers, a first item that must be cut too): the caller checks it and cuts again
+    with less room when it does.
     """
     if isinstance(value, str):
-        return _cut_string(value, room, cut, path)
+        shown = _cut_string(value, room, cut, path)
+        return shown, dumps(shown)
     if isinstance(value, dict):
         return _cut_object(value, room, cut, path)
     if isinstance(value, list | tuple):
-        return _cut_list(list(value), room, cut, path)
-    return value
+        return _cut_list(value, room, cut, path)
+    return value, dumps(value)
 
 
 def _cut_string(text: str, room: int, cut: Cut, path: str) -> str:
-    full = json_size(text, room)
-    if full <= room:
+    if json_size(text, room) <= room:
         return text
     keep = max(0, room - 48)
     for _ in range(4):  # escapes make JSON text longer than the string: shrink until it fits
@@ -101,74 +145,63 @@ def _cut_string(text: str, room: int, cut: Cut, path: str) -> str:
         tail = keep - head
         left_out = len(text) - head - tail
         shown = f"{text[:head]}…[{left_out:,} characters cut]…{text[len(text) - tail :]}"
-        if len(dumps(shown)) <= room or keep == 0:
+        size = len(dumps(shown))
+        if size <= room or keep == 0:
             cut.omitted.append(f"{path}: {left_out:,} of {len(text):,} characters")
             return shown
-        keep = keep * room // max(len(dumps(shown)), 1) - 1
-        keep = max(keep, 0)
+        keep = max(0, keep * room // size - 1)
     cut.omitted.append(f"{path}: {len(text):,} characters")
     return ""
 
 
-def _cut_list(items: list[Any], room: int, cut: Cut, path: str) -> list[Any]:
-    kept: list[Any] = []
-    used, step, i, count = 2, 1, 0, len(items)
-    while i < count:
-        remaining = room - used - (1 if kept else 0)
-        if step == 1:
-            size = json_size(items[i], remaining)
-            if size <= remaining:
-                kept.append(items[i])
-                used += size + (1 if len(kept) > 1 else 0)
-                i, step = i + 1, 2
-                continue
-            if not kept and isinstance(items[i], dict | list | tuple | str) and remaining > 64:
-                kept.append(cut_json(items[i], remaining, cut, f"{path}[{i}]"))
-                i += 1
-            break
-        chunk = items[i : i + step]
-        size = len(dumps(chunk)) - 2
-        if size <= remaining:
-            kept.extend(chunk)
-            used += size + (1 if len(kept) > len(chunk) else 0)
-            i += len(chunk)
-            step = min(step * 2, 8192)
-        else:
-            step = max(1, step // 4)
-    if i < count:
-        cut.omitted.append(f"{path}: items {i:,} to {count - 1:,} of {count:,}")
-    return kept
+def _cut_list(
+    items: list[Any] | tuple[Any, ...], room: int, cut: Cut, path: str
+) -> tuple[list[Any], str]:
+    count = len(items)
+    pieces: list[str] = []
+    fit, _ = list_prefix(items, room, pieces)
+    kept = list(items[:fit])
+    if fit < count and not kept and isinstance(items[0], dict | list | tuple | str):
+        first, text = cut_json(items[0], room - 2, cut, f"{path}[0]")  # the one huge item
+        kept, pieces, fit = [first], [text], 1
+    if fit < count:
+        cut.omitted.append(f"{path}: items {fit:,} to {count - 1:,} of {count:,}")
+    return kept, f"[{','.join(pieces)}]"
 
 
-def _cut_object(obj: dict[str, Any], room: int, cut: Cut, path: str) -> dict[str, Any]:
+def _cut_object(obj: dict[str, Any], room: int, cut: Cut, path: str) -> tuple[dict[str, Any], str]:
     keys = [str(k) for k in obj]
-    key_room = [len(dumps(k)) + 2 for k in keys]  # "key": and a comma
-    base = 2 + sum(key_room)
-    if base > room:  # not even the keys fit: the first keys that do, with cut values
+    names = [dumps(k) for k in keys]
+    base = 2 + sum(len(name) + 2 for name in names)  # "key": and a comma each
+    if base > room:  # not even the keys fit: the first keys that do, with their values
         return _first_keys(obj, room, cut, path)
     left = room - base
     share = left // max(1, len(keys))
-    sizes = {k: json_size(v, share) for k, v in zip(keys, obj.values(), strict=True)}
-    big = [k for k in keys if sizes[k] > share]
-    left -= sum(size for k, size in sizes.items() if k not in big)
+    sizes = [json_size(v, share) for v in obj.values()]
+    big = sum(1 for size in sizes if size > share)
+    left -= sum(size for size in sizes if size <= share)
     out: dict[str, Any] = {}
-    for key, value in zip(keys, obj.values(), strict=True):
-        if sizes[key] > share:
-            allot = left // len(big)
-            out[key] = cut_json(value, allot, cut, f"{path}.{key}")
+    parts: list[str] = []
+    for key, name, value, size in zip(keys, names, obj.values(), sizes, strict=True):
+        if size > share:
+            out[key], text = cut_json(value, left // big, cut, f"{path}.{key}")
         else:
-            out[key] = value
-    return out
+            out[key], text = value, dumps(value)
+        parts.append(f"{name}:{text}")
+    return out, f"{{{','.join(parts)}}}"
 
 
-def _first_keys(obj: dict[str, Any], room: int, cut: Cut, path: str) -> dict[str, Any]:
+def _first_keys(obj: dict[str, Any], room: int, cut: Cut, path: str) -> tuple[dict[str, Any], str]:
     out: dict[str, Any] = {}
+    parts: list[str] = []
     used = 2
     for key, value in obj.items():
-        size = len(dumps(str(key))) + 2 + json_size(value, room - used)
+        name = dumps(str(key))
+        size = len(name) + 2 + json_size(value, room - used)
         if used + size > room:
             break
         out[str(key)] = value
+        parts.append(f"{name}:{dumps(value)}")
         used += size
     cut.omitted.append(f"{path}: {len(obj) - len(out):,} of {len(obj):,} keys")
-    return out
+    return out, f"{{{','.join(parts)}}}"

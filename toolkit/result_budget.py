@@ -204,12 +204,12 @@ def _cut_result(result: ToolResult, room: int, cut: Cut) -> tuple[str, Any, list
     if not result.blocks:
         if _is_json_of(result):
             try:
-                value = cut_json(structured, room, cut)
-                return dumps(value), value, []
+                value, text = cut_json(structured, room, cut)
+                return text, value, []
             except (RecursionError, ValueError, TypeError):  # too deep to walk: cut as text
                 pass
         if structured is not None:
-            structured = cut_json(structured, room, Cut()) if _walkable(structured) else None
+            structured = cut_json(structured, room, Cut())[0] if _walkable(structured) else None
         return _text(result.content, room, cut, ""), structured, []
     given = result.blocks
     if result.content and not any(isinstance(b, TextContent) for b in given):
