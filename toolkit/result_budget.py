@@ -249,7 +249,8 @@ def _text(text: str, room: int, cut: Cut, where: str) -> str:
     head, tail = cut_text(text, room - 100)  # the marker takes less than 100 characters
     marker = f"[… {tail - head:,} characters cut here (characters {head:,} to {tail:,}) …]"
     cut.omitted.append(f"{where}characters {head:,} to {tail:,} ({tail - head:,} characters)")
-    return f"{text[:head]}\n{marker}\n{text[tail:]}"
+    shown = text[:head]
+    return f"{shown}{'' if shown.endswith(chr(10)) else chr(10)}{marker}\n{text[tail:]}"
 
 
 def _binary_note(block: Content, size: int) -> str:
@@ -280,7 +281,9 @@ def _note(full: int, cut: Cut, call_id: str, kept_until: float | None, stored: b
 
 
 def _join(content: str, note: str) -> str:
-    return f"{content}\n{note}" if content else note
+    if not content:
+        return note
+    return f"{content}{note}" if content.endswith("\n") else f"{content}\n{note}"
 
 
 def _with_note(blocks: list[Content], note: str) -> list[Content]:
