@@ -273,3 +273,21 @@ def test_the_memory_store_drops_the_oldest_past_its_size() -> None:
     assert store.get("a") is None and store.get("b") is not None
     store.put(StoredResult("c", "t", "", "z", 100, 0.0))  # already expired
     assert store.get("c") is None
+
+
+def test_a_call_log_keeps_cut_results_in_its_file_for_every_process(tmp_path: Path) -> None:
+    from toolkit.call_log import CallLog
+    from toolkit.result_budget import offer_reader
+
+    path = tmp_path / "calls.db"
+    worker_a, worker_b = _registry(), _registry()
+    logs = [CallLog(path).attach(worker_a), CallLog(f"sqlite:///{path}").attach(worker_b)]
+    try:
+        assert isinstance(worker_a.settings.result_store, SqliteResultStore)
+        cut = worker_a.call_sync("csv_table", {"mb": 1})
+        offer_reader(worker_b)
+        answer = worker_b.call_sync(READ_RESULT, {"call_id": cut.call_id, "find": "S-0031337"})
+        assert not answer.is_error and "31337,S-0031337" in answer.content
+    finally:
+        for log in logs:
+            log.close()
