@@ -7,7 +7,6 @@ import threading
 import time
 
 from toolkit._call_store_sqlite import _create_private, call_log_path
-from toolkit.result_store import StoredResult
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
@@ -39,29 +38,21 @@ class SqliteResults:
             self._local.db = db
         return db
 
-    def put(self, result: StoredResult) -> None:
+    def put(self, row: tuple[str, str, str, int, float, str]) -> None:
+        """Write ``(call_id, tool, owner, budget, expires_at, text)``, dropping expired rows."""
         db = self._db()
         db.execute("BEGIN IMMEDIATE")
         try:
             db.execute("DELETE FROM results WHERE expires_at <= ?", (time.time(),))
-            db.execute(
-                "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    result.call_id,
-                    result.tool,
-                    result.owner,
-                    result.budget,
-                    result.expires_at,
-                    result.text,
-                ),
-            )
+            db.execute("INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?)", row)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
 
-    def get(self, call_id: str) -> StoredResult | None:
-        row = (
+    def get(self, call_id: str) -> tuple[str, str, str, str, int, float] | None:
+        """``(call_id, tool, owner, text, budget, expires_at)`` unless missing or expired."""
+        row: tuple[str, str, str, str, int, float] | None = (
             self._db()
             .execute(
                 "SELECT call_id, tool, owner, text, budget, expires_at FROM results "
@@ -70,4 +61,4 @@ class SqliteResults:
             )
             .fetchone()
         )
-        return None if row is None else StoredResult(*row)
+        return row

@@ -22,7 +22,7 @@ from toolkit.processor import ExceptionProcessor
 from toolkit.prompts import PromptRegistry
 from toolkit.resources import ResourceRegistry
 from toolkit.result import CallRecord, ToolResult
-from toolkit.result_budget import offer_reader
+from toolkit.result_reader import offer_reader
 from toolkit.search import Searchable
 from toolkit.settings import RegistrySettings, SettingsFields
 from toolkit.spec import ToolSpec

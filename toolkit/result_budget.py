@@ -41,12 +41,12 @@ from toolkit.result import (
     TextContent,
     ToolResult,
 )
+from toolkit.result_reader import READ_RESULT, RESULT_URI
 from toolkit.result_store import ResultStore, StoredResult, owner_of
 from toolkit.schema._serialize import dumps
 
 if TYPE_CHECKING:
     from toolkit.options import CallOptions
-    from toolkit.registry import ToolRegistry
     from toolkit.settings import RegistrySettings
     from toolkit.spec import ToolSpec
 
@@ -59,7 +59,6 @@ __all__ = [
     "ResultCut",
     "budget_of",
     "fit_result",
-    "offer_reader",
 ]
 
 log = logging.getLogger("toolkit.results")
@@ -73,11 +72,6 @@ NO_BUDGET = 0
 #: A smaller budget is raised to this: the note and a useful head need the room.
 MIN_RESULT_BUDGET = 1_000
 
-#: The name of the tool that reads a cut result back.
-READ_RESULT = "read_result"
-
-#: The MCP resource (template) that serves a cut result's full text to its caller.
-RESULT_URI = "result://{call_id}"
 
 #: Characters the note may take (it is checked, not assumed).
 _NOTE_ROOM = 700
@@ -161,18 +155,6 @@ def fit_result(
     fallback = dataclasses.replace(result, content=_join(head, note), structured=None, blocks=[])
     fallback.cut = ResultCut(full, len(fallback.content), budget, ("the rest",), kept_until)
     return fallback
-
-
-def offer_reader(registry: ToolRegistry) -> None:
-    """Give ``registry`` the ``read_result`` tool and the ``result://{call_id}`` resource now.
-
-    A registry gains both with its first cut result; a server whose workers share a result
-    store (:class:`~toolkit.result_store.SqliteResultStore`) offers them from the start, so any
-    worker answers a read of a result another one cut.
-    """
-    from toolkit._read_result import offer_reader as offer
-
-    offer(registry)
 
 
 # -- sizes -------------------------------------------------------------------------------------

@@ -144,11 +144,13 @@ class SqliteResultStore:
 
     def put(self, result: StoredResult) -> None:
         """Keep ``result`` (one transaction; expired rows are deleted on the way)."""
-        self._db.put(result)
+        r = result
+        self._db.put((r.call_id, r.tool, r.owner, r.budget, r.expires_at, r.text))
 
     def get(self, call_id: str) -> StoredResult | None:
         """The result kept under ``call_id``, unless it expired."""
-        return self._db.get(call_id)
+        row = self._db.get(call_id)
+        return None if row is None else StoredResult(*row)
 
     def __repr__(self) -> str:
         return f"SqliteResultStore({self.path!r})"

@@ -60,7 +60,9 @@ class RegistrySettings:
     retry_wait: tuple[float, float] = (0.2, 2.0)
     strict_output: bool = False
     result_budget: int = DEFAULT_RESULT_BUDGET
-    result_store: ResultStore | None = field(default_factory=MemoryResultStore)
+    # A store is where results live, not how calls run: two settings differing only by their
+    # default stores are the same settings.
+    result_store: ResultStore | None = field(default_factory=MemoryResultStore, compare=False)
 
     def __post_init__(self) -> None:
         # A list or a generator of secrets is accepted, and kept as a tuple.

@@ -43,7 +43,7 @@ from toolkit.errors import ErrorCode
 from toolkit.invoker import new_call_id
 from toolkit.options import CallOptions
 from toolkit.registry import ToolRegistry
-from toolkit.result_budget import offer_reader
+from toolkit.result_reader import offer_reader
 from toolkit.result_store import MemoryResultStore
 from toolkit.spec import ToolSpec
 

@@ -134,7 +134,7 @@ def test_the_image_is_replaced_by_a_note_with_its_size(corpus: dict[str, Any]) -
 def test_text_keeps_head_and_tail_on_whole_lines(corpus: dict[str, Any]) -> None:
     full, cut, _ = corpus["server_log{'mb': 50}"]
     head, _, rest = cut.content.partition("\n[… ")
-    assert full.content.startswith(head) and head.endswith("\n")
+    assert full.content.startswith(head + "\n")  # the head ends on a whole line
     tail = rest[rest.index("…]\n") + 3 : rest.index("\n[Result cut")]
     assert full.content.endswith(tail + "\n") or full.content.endswith(tail)
     assert tail.startswith("2026-11-27T")
@@ -242,7 +242,7 @@ def test_results_kept_in_a_sqlite_file_are_read_by_another_registry(tmp_path: Pa
     cut = worker_a.call_sync("server_log", {"mb": 1})
     worker_b = _registry()
     worker_b.configure(result_store=SqliteResultStore(path))
-    from toolkit.result_budget import offer_reader
+    from toolkit.result_reader import offer_reader
 
     offer_reader(worker_b)
     answer = worker_b.call_sync(READ_RESULT, {"call_id": cut.call_id, "find": "GET /orders/9999 "})
@@ -277,7 +277,7 @@ def test_the_memory_store_drops_the_oldest_past_its_size() -> None:
 
 def test_a_call_log_keeps_cut_results_in_its_file_for_every_process(tmp_path: Path) -> None:
     from toolkit.call_log import CallLog
-    from toolkit.result_budget import offer_reader
+    from toolkit.result_reader import offer_reader
 
     path = tmp_path / "calls.db"
     worker_a, worker_b = _registry(), _registry()

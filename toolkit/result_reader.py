@@ -1,4 +1,4 @@
-"""``read_result``: the tool a model calls to read more of a result that was cut.
+"""``read_result`` and ``result://{call_id}``: how a cut result's full text is read back.
 
 A registry gains it with the first cut result (:func:`offer_reader`), so a model sees it only
 once it has something to read; every sink that lists the registry's tools then lists it too
@@ -18,13 +18,26 @@ from toolkit.decorator import mcp_tool
 from toolkit.errors import ErrorCode, ToolError
 from toolkit.function_tool import FunctionTool
 from toolkit.resources import mcp_resource
-from toolkit.result_budget import NO_BUDGET, READ_RESULT, RESULT_URI
 from toolkit.result_store import ResultStore, StoredResult, owner_of
 
 if TYPE_CHECKING:
     from toolkit.registry import ToolRegistry
 
-__all__ = ["offer_reader", "read_stored", "reader_tool", "result_resource"]
+__all__ = [
+    "DEFAULT_READ",
+    "READ_RESULT",
+    "RESULT_URI",
+    "offer_reader",
+    "read_stored",
+    "reader_tool",
+    "result_resource",
+]
+
+#: The name of the tool that reads a cut result back.
+READ_RESULT = "read_result"
+
+#: The MCP resource (template) that serves a cut result's full text to its caller.
+RESULT_URI = "result://{call_id}"
 
 log = logging.getLogger("toolkit.results")
 
@@ -80,7 +93,8 @@ def _short(text: str) -> str:
 def reader_tool(store_of: Callable[[], ResultStore | None]) -> FunctionTool:
     """The ``read_result`` tool over the store ``store_of()`` returns at each call."""
 
-    @mcp_tool(name=READ_RESULT, read_only=True, idempotent=True, result_budget=NO_BUDGET)
+    # Its answers fit the budget the result was cut to: cutting them again would only loop.
+    @mcp_tool(name=READ_RESULT, read_only=True, idempotent=True, result_budget=0)
     def read_result(
         call_id: str,
         context: ToolContext,
@@ -133,10 +147,12 @@ def _stored(
 
 
 def offer_reader(registry: ToolRegistry) -> None:
-    """Give ``registry`` the ``read_result`` tool and the ``result://{call_id}`` resource.
+    """Give ``registry`` the ``read_result`` tool and the ``result://{call_id}`` resource now.
 
-    A tool already named ``read_result`` or a resource already at the URI is left alone: it is
-    the application's.
+    A registry gains both with its first cut result; a server whose workers share a result
+    store (:class:`~toolkit.result_store.SqliteResultStore`) offers them from the start, so any
+    worker answers a read of a result another one cut. A tool already named ``read_result`` or
+    a resource already at the URI is left alone: it is the application's.
     """
     if READ_RESULT in registry:
         return
