@@ -140,21 +140,49 @@ def fit_result(
         return result
     full = model_size(result, 1 << 62)
     kept_until = _keep(result, budget, call_id, context_values, store)
+    stored = store is not None
+    best: ToolResult | None = None
     for room in (budget - _NOTE_ROOM, (budget - _NOTE_ROOM) * 3 // 4, budget // 4):
-        cut = Cut()
-        content, structured, blocks = _cut_result(result, max(room, 100), cut)
-        note = _note(full, cut, call_id, kept_until, store is not None)
-        shown = _join(content, note)
-        cut_result = dataclasses.replace(result, content=shown, structured=structured)
-        cut_result.blocks = _with_note(blocks, note) if blocks else []
-        size = model_size(cut_result, budget)
-        if size <= budget:
-            cut_result.cut = ResultCut(full, size, budget, tuple(cut.omitted), kept_until)
-            return cut_result
-    head = result.content[: cut_text(result.content, budget - _NOTE_ROOM)[0]]
-    fallback = dataclasses.replace(result, content=_join(head, note), structured=None, blocks=[])
-    fallback.cut = ResultCut(full, len(fallback.content), budget, ("the rest",), kept_until)
-    return fallback
+        best = _attempt(result, max(room, 100), budget, full, call_id, kept_until, stored)
+        if best is not None:
+            break
+    if best is None:  # nothing fits (a budget smaller than a note and a head): text only
+        head = result.content[: cut_text(result.content, budget - _NOTE_ROOM)[0]]
+        note = _note(full, Cut(["the rest"]), call_id, kept_until, stored)
+        best = dataclasses.replace(result, content=_join(head, note), structured=None, blocks=[])
+        best.cut = ResultCut(full, len(best.content), budget, ("the rest",), kept_until)
+        return best
+    assert best.cut is not None
+    spare = budget - best.cut.shown_size
+    if spare > max(
+        200, budget // 50
+    ):  # the note took less than the room kept for it: give the rest to the text
+        room = budget - _NOTE_ROOM + spare - 60
+        better = _attempt(result, room, budget, full, call_id, kept_until, stored)
+        best = better or best
+    return best
+
+
+def _attempt(
+    result: ToolResult,
+    room: int,
+    budget: int,
+    full: int,
+    call_id: str,
+    kept_until: float | None,
+    stored: bool,
+) -> ToolResult | None:
+    """``result`` cut to ``room`` characters with its note, or ``None`` if it passes ``budget``."""
+    cut = Cut()
+    content, structured, blocks = _cut_result(result, room, cut)
+    note = _note(full, cut, call_id, kept_until, stored)
+    cut_result = dataclasses.replace(result, content=_join(content, note), structured=structured)
+    cut_result.blocks = _with_note(blocks, note) if blocks else []
+    size = model_size(cut_result, budget)
+    if size > budget:
+        return None
+    cut_result.cut = ResultCut(full, size, budget, tuple(cut.omitted), kept_until)
+    return cut_result
 
 
 # -- sizes -------------------------------------------------------------------------------------
