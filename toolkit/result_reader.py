@@ -1,21 +1,22 @@
 """``read_result`` and ``result://{call_id}``: how a cut result's full text is read back.
 
-A registry gains it with the first cut result (:func:`offer_reader`), so a model sees it only
-once it has something to read; every sink that lists the registry's tools then lists it too
-(the MCP server announces the change, an agent binds it on its next turn). It answers only the
-caller who made the call: another caller's id reads as unknown.
+A registry gains both with its first cut result (:func:`offer_reader`), so a model sees the
+tool only once it has something to read; every sink that lists the registry's tools then lists
+it too (the MCP server announces the change, an agent binds it on its next turn). Both answer
+only the caller who made the call: another caller's id reads as unknown.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from toolkit.context import ToolContext
 from toolkit.decorator import mcp_tool
-from toolkit.errors import ErrorCode, ToolError
+from toolkit.errors import ErrorCode, RegistrationError, ToolError
 from toolkit.function_tool import FunctionTool
 from toolkit.resources import mcp_resource
 from toolkit.result_store import ResultStore, StoredResult, owner_of
@@ -40,6 +41,8 @@ READ_RESULT = "read_result"
 RESULT_URI = "result://{call_id}"
 
 log = logging.getLogger("toolkit.results")
+
+_offering = threading.Lock()
 
 #: Characters one read returns unless the model asks for fewer.
 DEFAULT_READ = 20_000
@@ -160,9 +163,12 @@ def offer_reader(registry: ToolRegistry) -> None:
     def store() -> ResultStore | None:
         return registry.settings.result_store
 
-    try:
-        registry.add(reader_tool(store))
-    except Exception:  # a tool of that name came in meanwhile: it is the application's
-        log.warning("a tool is named %s: the reader of cut results is not added", READ_RESULT)
-    if registry.resources.find(RESULT_URI.replace("{call_id}", "x")) is None:
-        registry.resources.register(result_resource(store))
+    with _offering:  # two results cut at once offer the reader once
+        if READ_RESULT in registry:
+            return
+        try:
+            registry.add(reader_tool(store))
+        except RegistrationError:  # a tool of that name came in meanwhile: the application's
+            log.warning("a tool is named %s: the reader of cut results is not added", READ_RESULT)
+        if registry.resources.find(RESULT_URI.replace("{call_id}", "x")) is None:
+            registry.resources.register(result_resource(store))
