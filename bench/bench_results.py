@@ -3,8 +3,8 @@
 Run: ``.venv/bin/python bench/bench_results.py [--quick]`` (about half a minute; ``--quick``
 uses smaller results and fewer repeats, for smoke runs where the figures mean little).
 
-* **cut**: ``fit_result`` on a result already in hand (a server log, a JSON list of rows, a
-  JSON report object), at the default budget (100,000 characters), the full text kept in the
+* **cut**: ``fit_result`` on a result already in hand (a server log, a JSON list of rows, the
+  same rows as JSON text with no structured copy, a JSON report object), at the default budget (100,000 characters), the full text kept in the
   memory store: the median CPU time, and that time per MB of result (the target: under 5 ms
   per MB).
 * **call**: the same tool called through ``registry.call_sync`` with the budget off and on, so
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import statistics
 import sys
 import time
@@ -28,7 +29,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._load import machine
-from toolkit import CallOptions, ToolRegistry, mcp_tool
+from toolkit import CallOptions, TextContent, ToolRegistry, mcp_tool
 from toolkit.result_budget import DEFAULT_RESULT_BUDGET, NO_BUDGET, fit_result
 from toolkit.result_store import MemoryResultStore
 
@@ -68,6 +69,12 @@ def rows(mb: float) -> Any:
 def report(mb: float) -> Any:
     """A report."""
     return _report(mb)
+
+
+@mcp_tool
+def rows_text(mb: float) -> TextContent:
+    """Rows as JSON text only (a remote server's text block, no structured copy)."""
+    return TextContent(text=json.dumps(_rows(mb), indent=1))
 
 
 @mcp_tool
@@ -123,11 +130,11 @@ def main() -> None:
     repeats = 3 if quick else 7
     print(machine())
     registry = ToolRegistry(timeout=None)
-    for tool in (server_log, rows, report, tiny):
+    for tool in (server_log, rows, rows_text, report, tiny):
         registry.register(tool)
     print(f"budget {DEFAULT_RESULT_BUDGET:,} characters; CPU ms, median of {repeats} runs")
     print(f"{'':<16}{'MB':>6}{'cut':>9}{'ms/MB':>8}{'plain call':>12}{'cut call':>12}")
-    for shape in ("server_log", "rows", "report"):
+    for shape in ("server_log", "rows", "rows_text", "report"):
         for mb in sizes if shape == "server_log" else sizes[:2]:
             print(_row(registry, shape, mb, repeats))
     calls = 2_000 if quick else 20_000

@@ -9,18 +9,21 @@ string by slicing. Sizes are the lengths of compact JSON text (``toolkit.schema.
   near.
 * :func:`cut_json` — a JSON value that stays valid, and its text: lists keep their first items,
   objects keep every key (their values share the room), strings keep their head and tail.
+* :func:`cut_json_text` — JSON that came as text only: its head, whole items or pairs, closed.
 * :func:`json_size` — the exact JSON length of a value, or ``limit + 1`` as soon as it is
   known to be longer than ``limit``.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from toolkit.schema._serialize import dumps
 
-__all__ = ["Cut", "cut_json", "cut_text", "json_size", "list_prefix"]
+__all__ = ["Cut", "cut_json", "cut_json_text", "cut_text", "json_size", "list_prefix"]
 
 #: How far (characters) a cut may move to land on a line break.
 _LINE_SLACK = 240
@@ -205,3 +208,48 @@ def _first_keys(obj: dict[str, Any], room: int, cut: Cut, path: str) -> tuple[di
         used += size
     cut.omitted.append(f"{path}: {len(obj) - len(out):,} of {len(obj):,} keys")
     return out, f"{{{','.join(parts)}}}"
+
+
+_DECODER = json.JSONDecoder()
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def cut_json_text(text: str, room: int, cut: Cut) -> str | None:
+    """The head of JSON ``text`` (a list or an object) that fits ``room``, closed to stay valid.
+
+    For a result that came as JSON text without a structured copy (a remote server's text
+    block): whole items of a list, or whole ``key: value`` pairs of an object, are kept as they
+    were written, up to the room, and the brackets closed. Only the first ``room`` characters
+    are read, so a huge result costs no more than a small one. ``None`` when the text is not a
+    JSON list or object, or not even its first item fits.
+    """
+    start = _SPACE.match(text).end()  # type: ignore[union-attr]
+    opener = text[start : start + 1]
+    if opener not in ("[", "{"):
+        return None
+    window = text[: start + room - 1]  # a value running past the room does not parse here
+    end, count, pos = start + 1, 0, start + 1
+    try:
+        while True:
+            pos = _SPACE.match(window, pos).end()  # type: ignore[union-attr]
+            if window[pos : pos + 1] in ("]", "}"):  # the whole value fits: nothing to cut
+                return None
+            if count:
+                if window[pos : pos + 1] != ",":
+                    break
+                pos = _SPACE.match(window, pos + 1).end()  # type: ignore[union-attr]
+            if opener == "{":
+                _, pos = _DECODER.raw_decode(window, pos)  # the key
+                pos = _SPACE.match(window, pos).end()  # type: ignore[union-attr]
+                if window[pos : pos + 1] != ":":
+                    break
+                pos = _SPACE.match(window, pos + 1).end()  # type: ignore[union-attr]
+            _, pos = _DECODER.raw_decode(window, pos)
+            end, count = pos, count + 1
+    except (ValueError, RecursionError):  # the next value runs past the room (or is broken)
+        pass
+    if not count:
+        return None
+    what = "items" if opener == "[" else "keys"
+    cut.omitted.append(f"the {what} after the first {count:,} (characters {end:,} on)")
+    return f"{text[start:end]}{']' if opener == '[' else '}'}"

@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from toolkit._cut import Cut, cut_json, cut_text, json_size
+from toolkit._cut import Cut, cut_json, cut_json_text, cut_text, json_size
 from toolkit.result import (
     AudioContent,
     Content,
@@ -220,6 +220,10 @@ def _cut_result(result: ToolResult, room: int, cut: Cut) -> tuple[str, Any, list
                 pass
         if structured is not None:
             structured = cut_json(structured, room, Cut())[0] if _walkable(structured) else None
+        elif result.content[:1] in ("[", "{"):  # JSON as text only: whole items, still JSON
+            head = cut_json_text(result.content, room, cut)
+            if head is not None:
+                return head, None, []
         return _text(result.content, room, cut, ""), structured, []
     given = result.blocks
     if result.content and not any(isinstance(b, TextContent) for b in given):

@@ -61,6 +61,7 @@ ROWS = {
     "bench_results.py": (
         "cut server_log",
         "cut rows",
+        "cut rows_text",
         "cut report",
         "small result, budget on",
         "small result, budget off",

@@ -8,6 +8,7 @@ by the core tests. Every tool is deterministic: the same arguments give the same
 from __future__ import annotations
 
 import base64
+import json
 import random
 from typing import Any
 
@@ -133,6 +134,17 @@ def image(kb: int) -> list[Any]:
 
 
 @mcp_tool(read_only=True)
+def json_text(mb: float) -> TextContent:
+    """Rows as indented JSON text, with no structured copy (as many remote servers send them).
+
+    Args:
+        mb: Megabytes of text.
+    """
+    rows = [{"id": i, "name": f'bin "{i}" \\ é 😀'} for i in range(int(mb * MB / 48))]
+    return TextContent(text=json.dumps(rows, indent=1, ensure_ascii=False))
+
+
+@mcp_tool(read_only=True)
 def haystack(mb: float, seed: int) -> str:
     """Text of about ``mb`` megabytes with :data:`NEEDLE` at a random place.
 
@@ -147,7 +159,17 @@ def haystack(mb: float, seed: int) -> str:
     return f"{filler[:at]}{NEEDLE} is in bin B-{seed}{filler[at:]}"
 
 
-_TOOLS = (json_array, json_object, nested, server_log, html_page, csv_table, image, haystack)
+_TOOLS = (
+    json_array,
+    json_object,
+    json_text,
+    nested,
+    server_log,
+    html_page,
+    csv_table,
+    image,
+    haystack,
+)
 
 #: Served with a budget of 20,000 characters (the MCP server tests).
 registry = ToolRegistry(result_budget=20_000)

@@ -90,7 +90,12 @@ def remote() -> Iterator[ToolRegistry]:
 
 @pytest.mark.parametrize(
     ("tool", "arguments"),
-    [("json_object", {"mb": 2}), ("html_page", {"mb": 2}), ("image", {"kb": 100})],
+    [
+        ("json_object", {"mb": 2}),
+        ("json_text", {"mb": 2}),
+        ("html_page", {"mb": 2}),
+        ("image", {"kb": 100}),
+    ],
 )
 def test_a_remote_tools_result_is_cut_like_a_local_ones(
     remote: ToolRegistry, tool: str, arguments: dict[str, float]
@@ -104,3 +109,7 @@ def test_a_remote_tools_result_is_cut_like_a_local_ones(
     if whole.content.startswith("{"):  # the text is the JSON of the structured content
         value, _ = json.JSONDecoder().raw_decode(cut.content)
         assert list(value) == list(whole.structured)
+    if whole.content.startswith("["):  # JSON as text only: whole items, still JSON
+        value, end = json.JSONDecoder().raw_decode(cut.content)
+        assert value == json.loads(whole.content)[: len(value)]
+        assert cut.content[end:].startswith("\n[Result cut")
