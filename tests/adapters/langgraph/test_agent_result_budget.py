@@ -88,3 +88,14 @@ def test_langchain_tools_return_the_cut_result() -> None:
     text = log_tool.invoke({"mb": 1})
     assert len(text) <= BUDGET and "[Result cut to fit the context" in text
     assert READ_RESULT in [t.name for t in to_langchain_tools(registry)]
+
+
+def test_tool_search_offers_read_result_once_a_result_was_cut() -> None:
+    from adapters.langgraph import ToolSearch
+
+    registry = _registry()
+    search = ToolSearch(k=1)
+    question = [HumanMessage("Show me the server log")]
+    assert READ_RESULT not in search.offered(registry, question)
+    registry.call_sync("server_log", {"mb": 1})
+    assert READ_RESULT in search.offered(registry, question)
