@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -29,6 +29,7 @@ from mcp_types import (
 )
 from pydantic import BaseModel
 
+from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode, ToolError
 from toolkit.resources import FunctionResource, ResourceRegistry
 from toolkit.result import ResourceContent
@@ -91,10 +92,18 @@ class ResourceHandlers:
     Args:
         resources: The registry's resources.
         bus: The server's subscription bus (2026-07-28 ``subscriptions/listen`` streams).
+        caller: The values of the caller making a request (a read's ``ToolContext.values``:
+            a resource such as ``result://{call_id}`` answers its own caller only).
     """
 
-    def __init__(self, resources: ResourceRegistry, bus: InMemorySubscriptionBus) -> None:
+    def __init__(
+        self,
+        resources: ResourceRegistry,
+        bus: InMemorySubscriptionBus,
+        caller: Callable[[ServerRequestContext[Any]], dict[str, Any]] | None = None,
+    ) -> None:
         self.resources = resources
+        self._caller = caller
         self._bus = bus
         self._subscribers: dict[str, dict[int, Any]] = {}
         self._count = 0
@@ -134,7 +143,8 @@ class ResourceHandlers:
     ) -> dict[str, Any]:
         """``resources/read``: the contents at a URI, or an error naming what went wrong."""
         try:
-            contents = await self.resources.read(params.uri)
+            values = {} if self._caller is None else self._caller(ctx)
+            contents = await self.resources.read(params.uri, ToolContext(values=values))
         except ToolError as error:
             raise mcp_error(error, uri=params.uri) from None
         entries = [contents_entry(c) for c in contents]

@@ -125,7 +125,9 @@ class RegistryServer(Server[Any]):
         self.add_request_handler("tools/list", PaginatedRequestParams, self._list_tools)
         self.add_request_handler("tools/call", CallToolRequestParams, self._call_tool)
         self.add_request_handler("logging/setLevel", SetLevelRequestParams, self._set_level)
-        self.resource_handlers = ResourceHandlers(registry.resources, self.changes.bus)
+        self.resource_handlers = ResourceHandlers(
+            registry.resources, self.changes.bus, self._caller_of
+        )
         self.resource_handlers.install(self)
         PromptHandlers(registry.prompts, registry.resources).install(self)
         self.middleware.append(self.changes)
@@ -193,6 +195,10 @@ class RegistryServer(Server[Any]):
                 self.registry, self.listing().entries, values, self._scoped.policy
             )
         return ToolListing.build(visible, self._page_size).page(cursor)
+
+    def _caller_of(self, ctx: ServerRequestContext[Any]) -> dict[str, Any]:
+        """The values a request's context carries: the client's, and its caller's (if known)."""
+        return {**_caller_values(ctx), **self._caller(ctx)}
 
     def _caller(self, ctx: ServerRequestContext[Any]) -> dict[str, Any]:
         """The values of the caller whose bearer token this request carries ({} without a map)."""

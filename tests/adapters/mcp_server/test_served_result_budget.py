@@ -8,14 +8,19 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import httpx
 import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
 
 from adapters.mcp_client import McpClientPool
+from adapters.mcp_server import AppSettings, create_app
 from tests.support import big_results
 from tests.support.big_results import NEEDLE
+from tests.support.serving import serving
+from tests.support.sse import sse_events
 from toolkit import CallOptions, ToolRegistry
 from toolkit.result_budget import NO_BUDGET, READ_RESULT
 
@@ -113,3 +118,49 @@ def test_a_remote_tools_result_is_cut_like_a_local_ones(
         value, end = json.JSONDecoder().raw_decode(cut.content)
         assert value == json.loads(whole.content)[: len(value)]
         assert cut.content[end:].startswith("\n[Result cut")
+
+
+def _rpc(base: str, token: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Authorization": f"Bearer {token}",
+        "MCP-Protocol-Version": "2025-11-25",
+    }
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    answer = httpx.post(f"{base}/mcp", json=body, headers=headers, timeout=60)
+    assert answer.status_code == 200, answer.text
+    if answer.headers["content-type"].startswith("application/json"):
+        reply: dict[str, Any] = answer.json()
+        return reply
+    (data,) = [e["data"] for e in sse_events(iter(answer.text.splitlines())) if e.get("data")]
+    parsed: dict[str, Any] = json.loads(data)
+    return parsed
+
+
+def test_over_http_a_cut_result_is_read_back_by_its_caller_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ALICE_TOKEN", "alice-token-0123456789")
+    monkeypatch.setenv("BOB_TOKEN", "bob-token-9876543210")
+    callers = tmp_path / "callers.json"
+    tokens = {"alice": {"token": "${ALICE_TOKEN}"}, "bob": {"token": "${BOB_TOKEN}"}}
+    callers.write_text(json.dumps({"callers": tokens}))
+    settings = AppSettings(target=SERVED, callers=str(callers), telemetry=False)
+    alice, bob = "alice-token-0123456789", "bob-token-9876543210"
+    with serving(create_app(settings)) as base:
+        cut = _rpc(base, alice, "tools/call", {"name": "csv_table", "arguments": {"mb": 1}})
+        text = cut["result"]["content"][0]["text"]
+        call_id = _call_id(text)
+        read = {"name": READ_RESULT, "arguments": {"call_id": call_id, "find": "S-0031337"}}
+        mine = _rpc(base, alice, "tools/call", read)
+        theirs = _rpc(base, bob, "tools/call", read)
+        resource = {"uri": f"result://{call_id}"}
+        full = _rpc(base, alice, "resources/read", resource)
+        refused = _rpc(base, bob, "resources/read", resource)
+    assert len(text) <= 20_000 and "[Result cut" in text
+    assert "31337,S-0031337" in mine["result"]["content"][0]["text"]
+    assert (
+        theirs["result"]["isError"] and "No kept result" in theirs["result"]["content"][0]["text"]
+    )
+    assert full["result"]["contents"][0]["text"] == big_results.csv_table(1)
+    assert "error" in refused and "No kept result" in refused["error"]["message"]
