@@ -154,9 +154,7 @@ def fit_result(
         return best
     assert best.cut is not None
     spare = budget - best.cut.shown_size
-    if spare > max(
-        200, budget // 50
-    ):  # the note took less than the room kept for it: give the rest to the text
+    if spare > max(200, budget // 50):  # the note needed less room than kept: give it the text
         room = budget - _NOTE_ROOM + spare - 60
         better = _attempt(result, room, budget, full, call_id, kept_until, stored)
         best = better or best
