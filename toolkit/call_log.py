@@ -46,6 +46,7 @@ from toolkit.call_store import (
     register_call_store,
 )
 from toolkit.result import CallRecord
+from toolkit.result_store import MemoryResultStore, SqliteResultStore
 
 __all__ = [
     "CALL_LOG_ENV",
@@ -175,8 +176,17 @@ class CallLog:
     # -- the sink ------------------------------------------------------------------------------
 
     def attach(self, registry: Any) -> CallLog:
-        """Subscribe to ``registry`` (anything with ``subscribe(callback)``); returns ``self``."""
+        """Subscribe to ``registry`` (anything with ``subscribe(callback)``); returns ``self``.
+
+        A registry that keeps cut results in memory (the default) keeps them in this log's
+        SQLite file from now on, so that every process writing to the log can read them back
+        (:class:`~toolkit.result_store.SqliteResultStore`).
+        """
         self._unsubscribers.append(registry.subscribe(self))
+        store = getattr(getattr(registry, "settings", None), "result_store", None)
+        in_memory = isinstance(store, MemoryResultStore)
+        if in_memory and self._target and isinstance(self.store, SqliteCallStore):
+            registry.configure(result_store=SqliteResultStore(self._target))
         return self
 
     def __call__(self, record: CallRecord) -> None:

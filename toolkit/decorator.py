@@ -146,6 +146,7 @@ def mcp_tool(
     sequential: bool = False,
     prepare: PrepareHook | None = None,
     examples: Iterable[Mapping[str, Any]] = (),
+    result_budget: int | None = None,
 ) -> Callable[[F], F]: ...
 
 
@@ -175,6 +176,7 @@ def mcp_tool(
     sequential: bool = False,
     prepare: PrepareHook | None = None,
     examples: Iterable[Mapping[str, Any]] = (),
+    result_budget: int | None = None,
 ) -> Any:
     """Mark a function, async function or method as a tool.
 
@@ -215,6 +217,9 @@ def mcp_tool(
         examples: Example arguments (dicts), checked against the input schema when the
             tool is made; shown to models (Anthropic ``input_examples``, ``<ACTION>``
             few-shot calls, the MCP tool's ``_meta``).
+        result_budget: Characters of the result a model reads before it is cut to its head
+            and tail (the rest kept for ``read_result``); ``0`` never cuts; ``None`` (default):
+            the registry's ``result_budget``. See :mod:`toolkit.result_budget`.
 
     Raises:
         RegistrationError: The name is invalid, or the target is not a function.
@@ -223,6 +228,10 @@ def mcp_tool(
         raise RegistrationError(f"retries must be 0 or more, not {retries}")
     if timeout is not None and timeout <= 0:
         raise RegistrationError(f"timeout must be a positive number of seconds, not {timeout}")
+    if result_budget is not None and result_budget < 0:
+        raise RegistrationError(
+            f"result_budget must be 0 (no limit) or a number of characters, not {result_budget}"
+        )
 
     def decorate(target: Any) -> Any:
         func = target.__func__ if isinstance(target, staticmethod | classmethod) else target
@@ -248,6 +257,7 @@ def mcp_tool(
                 return_direct=return_direct,
                 sequential=sequential,
                 prepare=prepare,
+                result_budget=result_budget,
             ),
             output_schema=output_schema,
             param_descriptions=param_descriptions,

@@ -56,6 +56,7 @@ from toolkit.pinned import unpinned
 from toolkit.policy import Approval, CallRequest, Policy, default_policy
 from toolkit.processor import Outcome
 from toolkit.result import CallRecord, ToolResult
+from toolkit.result_budget import budget_of, fit_result
 from toolkit.schema._serialize import first_mismatch
 from toolkit.settings import DEFAULT_TIMEOUT, RegistrySettings
 from toolkit.tool import ArgumentProblem, InvalidArguments, Tool
@@ -172,6 +173,7 @@ class Invoker:
                 )
             else:
                 result, attempts = await self._run(tool, args, ctx, options, ref, wait)
+            result = self._fit(tool, result, options, ref, ctx)
         except _Failed as failed:
             result, decision = self._fail(name, failed.error, ref, args), failed.decision
         except BaseException:
@@ -191,6 +193,7 @@ class Invoker:
             options,
             result.output_mismatch,
             answered,
+            None if result.cut is None else result.cut.full_size,
         )
         return result
 
@@ -348,6 +351,15 @@ class Invoker:
 
     # -- helpers -------------------------------------------------------------------------------
 
+    def _fit(
+        self, tool: Tool, result: ToolResult, options: CallOptions, ref: str, ctx: ToolContext
+    ) -> ToolResult:
+        """The result cut to the call's budget (:mod:`toolkit.result_budget`); itself if it fits."""
+        budget = budget_of(tool.spec, options, self.settings)
+        result.tool = result.tool or tool.name
+        store = self.settings.result_store
+        return fit_result(result, budget, call_id=ref, context_values=ctx.values, store=store)
+
     def _outcome(self, exc: BaseException, tool: Tool, ref: str, args: Any) -> Outcome:
         own = tool.spec.options.processor
         processor = (
@@ -415,6 +427,7 @@ class Invoker:
         options: CallOptions,
         mismatch: ToolError | None = None,
         answered_by: str | None = None,
+        full_size: int | None = None,
     ) -> CallRecord:
         record = CallRecord(
             call_id=ref,
@@ -428,6 +441,7 @@ class Invoker:
             started_at=started,
             output_mismatch=None if mismatch is None else first_mismatch(mismatch),
             answered_by=answered_by,
+            full_size=full_size,
         )
         if log.isEnabledFor(logging.INFO):
             log.info("call %s %s -> %s%s", ref, name, outcome, f" {code.value}" if code else "")

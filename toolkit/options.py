@@ -43,6 +43,9 @@ class CallOptions:
             that list tools per caller (the MCP server with callers) set it.
         middleware: :class:`~toolkit.Middleware` for this call, inside the registry's (the
             first listed is the outermost); see ``docs/middleware.md``.
+        result_budget: Characters of the result the model may read for this call, winning
+            over the tool's and the registry's budget (``0``: no limit; see
+            :mod:`toolkit.result_budget`).
 
     Example:
         >>> from toolkit import CallOptions
@@ -60,6 +63,7 @@ class CallOptions:
     on_record: Callable[[CallRecord], None] | None = None
     hide_denied: bool = False
     middleware: Sequence[Middleware] | None = None
+    result_budget: int | None = None
 
     def replace(self, **changes: Any) -> CallOptions:
         """A copy with ``changes`` applied."""

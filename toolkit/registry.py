@@ -22,6 +22,7 @@ from toolkit.processor import ExceptionProcessor
 from toolkit.prompts import PromptRegistry
 from toolkit.resources import ResourceRegistry
 from toolkit.result import CallRecord, ToolResult
+from toolkit.result_reader import offer_reader
 from toolkit.run_scope import RunScopes
 from toolkit.search import Searchable
 from toolkit.settings import RegistrySettings, SettingsFields
@@ -482,6 +483,8 @@ class ToolRegistry(Searchable, RunScopes):
                     log.exception("call-record subscriber %r failed", callback)
         if self.telemetry:
             _auto_telemetry.emit(self, record)
+        if record.full_size is not None:  # a cut result: the model may now read the rest
+            offer_reader(self)
 
     def _changed(self, name: str) -> None:
         self._touched(name)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from toolkit.errors import ErrorCode, ToolError
+
+if TYPE_CHECKING:
+    from toolkit.result_budget import ResultCut
 
 __all__ = [
     "AudioContent",
@@ -96,6 +99,8 @@ class ToolResult:
             output schema: the error a strict tool reports (its ``details`` hold the expected
             type and the mismatches). The call still succeeded: ``content`` has the value as
             plain JSON text and ``structured`` is ``None``.
+        cut: How the result was cut to fit the model's budget (the full text is kept for
+            ``read_result``), or ``None`` when the model reads it whole.
     """
 
     content: str
@@ -107,6 +112,7 @@ class ToolResult:
     call_id: str = ""
     record: CallRecord | None = None
     output_mismatch: ToolError | None = None
+    cut: ResultCut | None = None
 
     @property
     def code(self) -> ErrorCode | None:
@@ -131,6 +137,8 @@ class ToolResult:
             out["error"] = self.error.to_dict()
         if self.output_mismatch is not None:
             out["output_mismatch"] = self.output_mismatch.to_dict()
+        if self.cut is not None:
+            out["cut"] = {"full_size": self.cut.full_size, "shown_size": self.cut.shown_size}
         return out
 
     def __repr__(self) -> str:
@@ -173,6 +181,9 @@ class CallRecord:
             and the model got the value without a structured copy. ``None`` otherwise.
         answered_by: The middleware that answered (or failed) instead of the tool, by name
             (``"budget"`` for a run's budget or loop check); ``None`` when the tool ran.
+        full_size: Characters of the full result when it was cut to fit the model's budget
+            (the model read less; the full text was kept for ``read_result``); ``None`` when
+            the model read it whole.
     """
 
     call_id: str
@@ -186,6 +197,12 @@ class CallRecord:
     started_at: float = 0.0
     output_mismatch: str | None = None
     answered_by: str | None = None
+    full_size: int | None = None
+
+    @property
+    def was_cut(self) -> bool:
+        """Whether the result was cut to fit the model's budget."""
+        return self.full_size is not None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data."""
@@ -204,6 +221,8 @@ class CallRecord:
             out["output_mismatch"] = self.output_mismatch
         if self.answered_by is not None:
             out["answered_by"] = self.answered_by
+        if self.full_size is not None:
+            out["full_size"] = self.full_size
         return out
 
     def __str__(self) -> str:

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from toolkit.policy import Approver, Policy, default_policy
 from toolkit.processor import ExceptionProcessor
+from toolkit.result_budget import DEFAULT_RESULT_BUDGET
+from toolkit.result_store import MemoryResultStore, ResultStore
 
 if TYPE_CHECKING:
     from toolkit.middleware import Middleware
@@ -44,6 +46,11 @@ class RegistrySettings:
             with a warning).
         middleware: :class:`~toolkit.Middleware` around every call, outside each call's own
             (the first listed is the outermost); see ``docs/middleware.md``.
+        result_budget: Characters of a result a model reads before it is cut to its head and
+            tail (default 100,000, about 25,000 tokens; ``0``: never cut). See
+            :mod:`toolkit.result_budget`.
+        result_store: Where the full text of a cut result is kept for ``read_result`` (default:
+            in memory for an hour; ``None``: nowhere). See :mod:`toolkit.result_store`.
 
     Example:
         >>> settings = RegistrySettings(timeout=None)
@@ -59,6 +66,10 @@ class RegistrySettings:
     retry_wait: tuple[float, float] = (0.2, 2.0)
     strict_output: bool = False
     middleware: tuple[Middleware, ...] = ()
+    result_budget: int = DEFAULT_RESULT_BUDGET
+    # A store is where results live, not how calls run: two settings differing only by their
+    # default stores are the same settings.
+    result_store: ResultStore | None = field(default_factory=MemoryResultStore, compare=False)
 
     def __post_init__(self) -> None:
         # A list or a generator of secrets (or middleware) is accepted, and kept as a tuple.
@@ -87,3 +98,5 @@ class SettingsFields(TypedDict, total=False):
     retry_wait: tuple[float, float]
     strict_output: bool
     middleware: Sequence[Middleware]
+    result_budget: int
+    result_store: ResultStore | None

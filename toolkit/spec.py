@@ -89,6 +89,8 @@ class ToolOptions:
         return_direct: An agent ends its run with this tool's result as the final answer.
         sequential: An agent never runs this tool concurrently with other calls of a turn.
         prepare: Decides per run whether and how an agent offers the tool to its model.
+        result_budget: Characters of this tool's result a model reads before it is cut
+            (:mod:`toolkit.result_budget`; ``0``: never cut); ``None``: the registry's setting.
     """
 
     timeout: float | None = None
@@ -102,6 +104,7 @@ class ToolOptions:
     return_direct: bool = False
     sequential: bool = False
     prepare: PrepareHook | None = None
+    result_budget: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

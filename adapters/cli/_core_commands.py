@@ -94,6 +94,15 @@ def call_command(
         bool,
         typer.Option("--traceback", help="On failure, print the Python traceback on stderr."),
     ] = False,
+    result_budget: Annotated[
+        int | None,
+        typer.Option(
+            "--result-budget",
+            min=0,
+            help="Characters of the result to show, as a model would read it (default: the "
+            "registry's budget, 100,000 unless it sets another; 0: the whole result).",
+        ),
+    ] = None,
 ) -> None:
     """Call TOOL from TARGET with JSON arguments, as a model would. Exit 1 on failure.
 
@@ -109,7 +118,8 @@ def call_command(
     calls_log = logging.getLogger("toolkit.calls")
     calls_log.addHandler(tracebacks)
     try:
-        result = registry.call_sync(tool, arguments, options=CallOptions(approver=use))
+        options = CallOptions(approver=use, result_budget=result_budget)
+        result = registry.call_sync(tool, arguments, options=options)
     finally:
         calls_log.removeHandler(tracebacks)
     if approver.refused:

@@ -22,6 +22,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from toolkit import ToolRegistry, mcp_tool
+from toolkit.result_reader import READ_RESULT
 from toolkit.spec import is_valid_name
 
 __all__ = ["ToolSearch", "search_registry"]
@@ -75,6 +76,8 @@ class ToolSearch:
         if self.k:
             query = _recent_text(messages, self.window)
             names.update((t.name, None) for t in registry.search(query, k=self.k))
+        if READ_RESULT in registry:  # a result was cut: its reader needs no search
+            names[READ_RESULT] = None
         return list(names)
 
 

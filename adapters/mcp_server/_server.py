@@ -48,6 +48,8 @@ from toolkit.invoker import new_call_id
 from toolkit.options import CallOptions
 from toolkit.registry import ToolRegistry
 from toolkit.result import ToolResult
+from toolkit.result_reader import offer_reader
+from toolkit.result_store import MemoryResultStore
 from toolkit.served_view import ServedView
 from toolkit.spec import ToolSpec
 
@@ -396,6 +398,8 @@ def build_server(
     Raises:
         ValueError: ``page_size`` is not positive.
     """
+    if not isinstance(registry.settings.result_store, MemoryResultStore | None):
+        offer_reader(registry)  # a shared store: any worker reads what another one cut
     return RegistryServer(
         registry,
         name=name,

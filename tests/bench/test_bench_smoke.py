@@ -66,6 +66,14 @@ ROWS = {
         "new session per call",
         "20x100ms/1",
     ),
+    "bench_results.py": (
+        "cut server_log",
+        "cut rows",
+        "cut rows_text",
+        "cut report",
+        "small result, budget on",
+        "small result, budget off",
+    ),
     "bench_mcp_server.py": (
         "stdio auto",
         "stdio legacy",

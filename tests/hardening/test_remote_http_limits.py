@@ -44,7 +44,7 @@ def _run(
         server = {"url": url, "max_message_bytes": CAP, "retries": 0, **config}
         out: dict[str, Any] = {"results": []}
         async with McpClientPool({"h": server}) as pool:
-            registry = ToolRegistry()
+            registry = ToolRegistry(result_budget=0)  # transport limits, not the model's budget
             await pool.register_into(registry)
             for name, arguments in calls:
                 tracemalloc.start()

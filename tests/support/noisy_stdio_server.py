@@ -25,7 +25,7 @@ def shout(text: str) -> str:
 
 
 if __name__ == "__main__":
-    registry = ToolRegistry()
+    registry = ToolRegistry(result_budget=0)  # the pipes carry 2 MB whole: no model reads it
     registry.register(shout)
     run_stdio(build_server(registry, name="noisy"))
     after = {"served": True, "blocking": [os.get_blocking(0), os.get_blocking(1)]}
