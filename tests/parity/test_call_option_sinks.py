@@ -56,7 +56,9 @@ def stop() -> str:
 
 
 def _deny(request: CallRequest) -> Decision:
-    return "deny"
+    # Asked without arguments (which tools may this caller see?) it allows, so an agent still
+    # offers the tool to its model and the call itself is what gets denied.
+    return "deny" if request.arguments else "allow"
 
 
 #: An observable option: every call is denied by it, whatever the registry's policy says.
