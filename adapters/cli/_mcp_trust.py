@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -33,7 +34,8 @@ def _print(text: str) -> None:
 
 
 def _headline(change: ToolChange) -> str:
-    line = f"{change.server}/{change.tool.encode('ascii', 'backslashreplace').decode()}: "
+    # The server's name for its tool reaches the terminal escaped, control characters too.
+    line = f"{change.server}/{json.dumps(change.tool, ensure_ascii=True)[1:-1]}: "
     line += _SAID[change.status]
     if change.changes:
         line += f" ({'; '.join(change.changes)})"
@@ -84,8 +86,11 @@ def add_trust_commands(app: typer.Typer, run: Runner) -> None:
         accepted, lock = run(config, work)
         for change in accepted:
             _print("accepted " + _headline(change))
-        _print(f"Trusted {_count(len(accepted))}; the lock is {lock}.")
+        if not accepted:
+            _print(f"Nothing to accept: every tool matches the lock ({lock}).")
+        else:
+            _print(f"Trusted {_count(len(accepted))}; the lock is {lock}.")
 
 
 def _count(n: int) -> str:
-    return "no change" if n == 0 else f"{n} change" + ("" if n == 1 else "s")
+    return f"{n} change" + ("" if n == 1 else "s")

@@ -180,6 +180,7 @@ class ToolLock:
             with os.fdopen(fd, "w", encoding="utf-8") as out:
                 json.dump(data, out, indent=2, ensure_ascii=True)
                 out.write("\n")
+            os.chmod(temp, 0o644)  # not a secret: a gateway's service account reads it
             os.replace(temp, self.path)
         except BaseException:
             Path(temp).unlink(missing_ok=True)

@@ -78,7 +78,7 @@ class Held:
         words = ["toolkit", "mcp", verb, self.config, self.server]
         if self.tool.isascii() and self.tool.isprintable():
             words.append(self.tool)
-        return " ".join(shlex.quote(w) if w != self.config else w for w in words)
+        return " ".join(shlex.quote(w) for w in words)
 
     def message(self) -> str:
         """What happened and the commands to review and accept it."""
