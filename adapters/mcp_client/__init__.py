@@ -43,6 +43,7 @@ from adapters.mcp_client._remote_catalog import register_catalog
 from adapters.mcp_client._remote_tool import RemoteTool, sanitize_name
 from adapters.mcp_client._review import ToolChange, review_tools, trust_tools
 from adapters.mcp_client._server_toolset import ServerToolset
+from adapters.mcp_client._trust import Held, TrustGate
 from adapters.network import NetworkPolicy, NetworkPolicyError
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "AuthConfig",
     "ElicitationHandler",
     "FileTokenStorage",
+    "Held",
     "McpClientPool",
     "McpConfigError",
     "McpServerConfig",
@@ -63,6 +65,7 @@ __all__ = [
     "ServerToolset",
     "ToolChange",
     "ToolLock",
+    "TrustGate",
     "browser_flow",
     "headless_flow",
     "load_mcp_config",

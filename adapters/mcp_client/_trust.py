@@ -91,7 +91,7 @@ class Held:
         elif self.reason == "new":
             what = f"{name} is held: the server listed it after its tools were trusted."
         else:
-            what = f"{name} is held: the config asks for a lock ('trust': 'locked') without it."
+            what = f"{name} is held: its config says 'trust': 'locked' and the lock lacks it."
         if self.hidden:
             what += f" Its text hides {', '.join(sorted(self.hidden))}."
         return (

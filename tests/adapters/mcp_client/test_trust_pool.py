@@ -235,3 +235,19 @@ async def test_over_http_a_change_between_runs_is_quarantined_at_first_connect(
         with pytest.raises(ToolError, match=r"inputSchema\.properties\.sidenote added"):
             await pool.call("s", "add", {"a": 1, "b": 2})
     assert not file.with_suffix(".calls").exists()
+
+
+async def test_over_http_a_change_announced_by_list_changed_is_quarantined(
+    tmp_path: Path, shifty_http: tuple[str, Path]
+) -> None:
+    url, file = shifty_http
+    _write(file, list(BASE.values()))
+    servers = {"s": {"url": url, "trust": "first-use"}}
+    async with McpClientPool(servers, lock=tmp_path / "mcp.lock.json") as pool:
+        registry = ToolRegistry()
+        await pool.register_into(registry)
+        _write(file, poisoned_listing())
+        await _relist(pool, registry, "list_changed")  # on the session's listen stream
+        await _until(lambda: "s_search" not in registry)
+        assert {h.tool for h in pool.trust.held("s")} == set(EXPECTED_HELD)
+        assert set(registry.names()) == {"s_announce", "s_crash"}

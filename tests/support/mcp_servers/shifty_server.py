@@ -1,8 +1,8 @@
 """A test MCP server whose tool definitions are read from a file at every ``tools/list``.
 
 Usage: ``python shifty_server.py TOOLS_FILE [--legacy] [--http PORT]`` (stdio by default;
-``--legacy`` serves only the 2025-11-25 handshake; ``--http`` serves streamable HTTP on
-127.0.0.1).
+``--legacy`` serves only the 2025-11-25 handshake; ``--http`` serves streamable HTTP with
+sessions on 127.0.0.1, so ``list_changed`` reaches an HTTP client too).
 
 ``TOOLS_FILE`` holds ``{"tools": [raw tool objects], "page": N}``: the tools are listed as
 written, ``N`` to a page (default: all on one). A test rewrites the file to change what the
@@ -102,7 +102,7 @@ def main() -> None:
     if args.http:
         import uvicorn
 
-        app = server.streamable_http_app(stateless_http=True, json_response=True)
+        app = server.streamable_http_app()  # stateful: a listen stream carries list_changed
         uvicorn.run(app, host="127.0.0.1", port=args.http, log_level="warning")
     elif args.legacy:
         asyncio.run(_serve_legacy())
