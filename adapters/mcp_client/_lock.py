@@ -174,8 +174,14 @@ class ToolLock:
                 for server, pins in sorted(self._servers.items())
             },
         }
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=".lock-", dir=self.path.parent)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(prefix=".lock-", dir=self.path.parent)
+        except OSError as exc:
+            raise McpConfigError(
+                f"cannot write the tool lock {self.path}: {exc.strerror}; make its folder "
+                "writable, or give the pool another lock= (the config's 'trust' pins need one)"
+            ) from None
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as out:
                 json.dump(data, out, indent=2, ensure_ascii=True)

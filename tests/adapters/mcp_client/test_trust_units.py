@@ -150,3 +150,11 @@ def test_trusting_a_whole_server_replaces_its_pins_and_keeps_others(tmp_path: Pa
     lock.pin("a", {first: pins[first]}, replace=True)
     assert list(ToolLock(lock.path).pins("a") or {}) == [first]
     assert ToolLock(lock.path).pins("b") == pins
+
+
+def test_a_lock_that_cannot_be_written_says_where_and_what_to_do(tmp_path: Path) -> None:
+    (tmp_path / "not-a-folder").write_text("")
+    lock = ToolLock(tmp_path / "not-a-folder" / "mcp.lock.json")
+    pin = Pin.of(mcp_types.Tool.model_validate(TOOLS[0]))
+    with pytest.raises(McpConfigError, match=r"cannot write the tool lock .*give the pool another"):
+        lock.pin("s", {"a": pin})
