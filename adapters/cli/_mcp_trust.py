@@ -51,8 +51,7 @@ def add_trust_commands(app: typer.Typer, run: Runner) -> None:
     def diff(config: ConfigArg, server: ServerArg = None, tool: ToolArg = None) -> None:
         """Show how the servers' tools differ from the lock (old against new).
 
-        Definitions are shown as JSON with every non-ASCII and control character escaped,
-        so hidden text is visible. Exit 1 when a tool waits for `toolkit mcp trust`.
+        Hidden characters are shown escaped. Exit 1 while a tool waits for `toolkit mcp trust`.
         """
 
         async def work(pool: McpClientPool) -> list[ToolChange]:
@@ -75,8 +74,9 @@ def add_trust_commands(app: typer.Typer, run: Runner) -> None:
     def trust(config: ConfigArg, server: ServerArg = None, tool: ToolArg = None) -> None:
         """Pin the tools as the servers list them now in the lock beside the config.
 
-        Trusting a server (or all) replaces its pins; trusting one tool pins only it. The lock
-        is `<config stem>.lock.json` (`mcp.json` -> `mcp.lock.json`).
+        A server (or all) is pinned as a whole; one tool is pinned alone.
+
+        The lock is `<config stem>.lock.json` (`mcp.json` -> `mcp.lock.json`).
         """
 
         async def work(pool: McpClientPool) -> tuple[list[ToolChange], str]:
