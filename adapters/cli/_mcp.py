@@ -16,6 +16,7 @@ from rich.table import Table
 
 from adapters.cli._approval import TerminalApprover
 from adapters.cli._mcp_catalog import add_catalog_commands
+from adapters.cli._mcp_trust import add_trust_commands
 from adapters.mcp_client import McpClientPool, McpConfigError, token_path
 from toolkit import Approval, CallOptions, CallRequest, ToolRegistry, ToolResult
 from toolkit.errors import ToolError
@@ -112,6 +113,9 @@ def call(
         # Through a registry, like every call: validation, policy, messages and records.
         registry = ToolRegistry()
         await pool.register_into(registry, [server], prefix="")
+        held = [h for h in pool.trust.held(server) if h.tool == tool and tool not in registry]
+        if held:
+            raise held[0].error()  # DENIED, naming the change and the commands
         return await registry.call(tool, parsed, options=CallOptions(approver=approve))
 
     result = _run(config, work, approver)
@@ -144,6 +148,7 @@ def block_lines(blocks: list[Content]) -> list[str]:
 
 
 add_catalog_commands(mcp_app, _run)
+add_trust_commands(mcp_app, _run)
 
 
 @mcp_app.command("login")

@@ -30,6 +30,7 @@ require("adapters.mcp_client", "mcp")
 from adapters.mcp_client._asking import AskInCaller, Question
 from adapters.mcp_client._config import AuthConfig, McpConfigError, McpServerConfig, load_mcp_config
 from adapters.mcp_client._handlers import ElicitationHandler, SamplingHandler, with_defaults
+from adapters.mcp_client._lock import ToolLock
 from adapters.mcp_client._oauth import (
     FileTokenStorage,
     OAuthFlow,
@@ -40,7 +41,9 @@ from adapters.mcp_client._oauth import (
 from adapters.mcp_client._pool import McpClientPool, ServerStatus
 from adapters.mcp_client._remote_catalog import register_catalog
 from adapters.mcp_client._remote_tool import RemoteTool, sanitize_name
+from adapters.mcp_client._review import ToolChange, review_tools, trust_tools
 from adapters.mcp_client._server_toolset import ServerToolset
+from adapters.mcp_client._trust import Held, TrustGate
 from adapters.network import NetworkPolicy, NetworkPolicyError
 
 __all__ = [
@@ -48,6 +51,7 @@ __all__ = [
     "AuthConfig",
     "ElicitationHandler",
     "FileTokenStorage",
+    "Held",
     "McpClientPool",
     "McpConfigError",
     "McpServerConfig",
@@ -59,11 +63,16 @@ __all__ = [
     "SamplingHandler",
     "ServerStatus",
     "ServerToolset",
+    "ToolChange",
+    "ToolLock",
+    "TrustGate",
     "browser_flow",
     "headless_flow",
     "load_mcp_config",
     "register_catalog",
+    "review_tools",
     "sanitize_name",
     "token_path",
+    "trust_tools",
     "with_defaults",
 ]

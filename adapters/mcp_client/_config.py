@@ -171,6 +171,12 @@ class McpServerConfig(BaseModel):
         context_headers: ``ToolContext.values`` key -> HTTP header sent with each call.
         context_meta: ``ToolContext.values`` key -> ``_meta`` key sent with each call.
         trusted: ``False`` applies the untrusted network policy (no private targets).
+        trust: How the server's tool definitions are pinned (see docs/trust.md): ``None``
+            checks them against the lock when the lock has the server, else not at all;
+            ``"first-use"`` pins what the server lists first; ``"locked"`` offers none of its
+            tools until ``toolkit mcp trust`` pinned them.
+        new_tools: A tool the server lists after it was trusted: ``"hold"`` it until
+            ``toolkit mcp trust`` accepts it, or ``"trust"`` (pin) it on first sight.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
@@ -196,6 +202,8 @@ class McpServerConfig(BaseModel):
     context_headers: dict[str, str] = Field(default_factory=dict)
     context_meta: dict[str, str] = Field(default_factory=dict)
     trusted: bool = True
+    trust: Literal["first-use", "locked"] | None = None
+    new_tools: Literal["hold", "trust"] = "hold"
 
     @model_validator(mode="before")
     @classmethod

@@ -310,6 +310,8 @@ class Connection:
             self.connects += 1
             if self.connects > 1:  # changes made while we were away were never announced
                 self.followers.missed(self._tg)
+                if self._tools is not None:  # the tools too: checked against the lock again
+                    self._tool_refresh.poke(self._tg)
             assert live.client is not None
             return live.client
         assert error is not None

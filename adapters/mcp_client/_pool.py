@@ -13,7 +13,8 @@ import contextlib
 import functools
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -26,9 +27,11 @@ from adapters.mcp_client._config import McpServerConfig, ServersArg, selected, s
 from adapters.mcp_client._connection import Connection, ConnectionState
 from adapters.mcp_client._handlers import ClientHandlers, ElicitationHandler, SamplingHandler
 from adapters.mcp_client._home import HomeLoop
+from adapters.mcp_client._lock import ToolLock, lock_beside
 from adapters.mcp_client._oauth import OAuthFlow
 from adapters.mcp_client._remote_tool import RemoteTool
 from adapters.mcp_client._status import ServerStatus, status_table
+from adapters.mcp_client._trust import TrustGate
 from adapters.network import NetworkPolicy
 from toolkit.context import ToolContext
 from toolkit.errors import RegistrationError, ToolError
@@ -84,6 +87,9 @@ class McpClientPool(BaseToolset, Catalog):
             ``async (server, messages, system_prompt, max_tokens) -> str``.
         oauth_flow: How the user logs in to servers with ``"auth": {"type": "oauth"}``
             (default: :func:`browser_flow`); tokens are kept per server, mode 0600.
+        lock: The lock of trusted tool definitions (docs/trust.md): a file, or a
+            :class:`ToolLock`. Default: ``mcp.lock.json`` beside a config file given as
+            ``servers`` (``<stem>.lock.json``), else a lock in memory.
     """
 
     def __init__(
@@ -95,8 +101,14 @@ class McpClientPool(BaseToolset, Catalog):
         elicitation: ElicitationHandler | None = None,
         sampling: SamplingHandler | None = None,
         oauth_flow: OAuthFlow | None = None,
+        lock: str | Path | ToolLock | None = None,
     ) -> None:
         self._configs = servers_from(servers)
+        file = servers if isinstance(servers, str | Path) else None
+        if not isinstance(lock, ToolLock):
+            lock = ToolLock(lock if lock is not None else file and lock_beside(file))
+        #: Checks every listing against the lock; holds what is not trusted.
+        self.trust = TrustGate(lock, self._configs, config_file=str(file or "CONFIG"))
         self._handlers = ClientHandlers(
             elicitation=elicitation, sampling=sampling, oauth_flow=oauth_flow
         )
@@ -230,10 +242,21 @@ class McpClientPool(BaseToolset, Catalog):
         for name in [server] if server else self.servers:
             connection, config = self.connection(name), self.config(name)
             start = config.tool_prefix if prefix is _DEFAULT else str(prefix or "")
-            for tool in await connection.list_tools():
-                if selected(tool.name, config):
-                    out.append(RemoteTool(connection, tool, name=start + tool.name))
+            out.extend(self._admitted(name, start, await connection.list_tools()))
         return out
+
+    def _admitted(
+        self, server: str, prefix: str, listing: Sequence[Any] | None
+    ) -> list[RemoteTool]:
+        """The trusted tools of a listing (include/exclude applied), cleaned for models."""
+        connection = self._by_name[server]
+        guard = self.trust.guard(server, lambda: connection._tools)
+        return [
+            RemoteTool(
+                connection, a.tool, name=prefix + a.tool.name, wire_name=a.wire_name, guard=guard
+            )
+            for a in self.trust.admit(server, listing or [])
+        ]
 
     async def call(
         self,
@@ -242,8 +265,12 @@ class McpClientPool(BaseToolset, Catalog):
         arguments: dict[str, Any] | None = None,
         context: ToolContext | None = None,
     ) -> ToolResult:
-        """Call a tool directly (validated, no registry); failures raise ``ToolError``."""
+        """Call a tool directly (validated, no registry); failures raise ``ToolError``
+        (``DENIED`` for a tool held by the lock)."""
         remote = next((t for t in await self.tools(server, prefix="") if t.name == tool), None)
+        held = next((h for h in self.trust.held(server) if h.tool == tool), None)
+        if remote is None and held is not None:
+            raise held.error()
         if remote is None:
             names = ", ".join(t.name for t in await self.tools(server, prefix="")) or "none"
             raise KeyError(f"server {server!r} has no tool {tool!r}; its tools: {names}")
@@ -367,12 +394,7 @@ class McpClientPool(BaseToolset, Catalog):
 
     def _listed(self, server: str, prefix: str) -> list[RemoteTool]:
         """The server's tools as last listed (no request), after include/exclude."""
-        connection, config = self._by_name[server], self._configs[server]
-        return [
-            RemoteTool(connection, t, name=prefix + t.name)
-            for t in connection._tools or []
-            if selected(t.name, config)
-        ]
+        return self._admitted(server, prefix, self._by_name[server]._tools)
 
     async def _resync(self, server: str) -> None:
         """Swap in the server's new tool list (already fetched in full) for every binding."""

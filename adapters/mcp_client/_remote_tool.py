@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -39,14 +40,26 @@ class RemoteTool(JsonSchemaTool):
         connection: The pooled connection to the server.
         tool: The tool as the server listed it.
         name: The registry name (``None``: the server's name for it).
+        wire_name: The name sent to the server when ``tool`` was cleaned of hidden characters
+            (``None``: ``tool.name``).
+        guard: Run with the wire name before each call; raises ``DENIED`` for a tool whose
+            definition is no longer trusted (see docs/trust.md).
     """
 
     def __init__(
-        self, connection: Connection, tool: mcp_types.Tool, *, name: str | None = None
+        self,
+        connection: Connection,
+        tool: mcp_types.Tool,
+        *,
+        name: str | None = None,
+        wire_name: str | None = None,
+        guard: Callable[[str], None] | None = None,
     ) -> None:
         self._connection = connection
         self._tool = tool
         self._name = name or tool.name
+        self._wire = wire_name or tool.name
+        self._guard = guard
 
     @property
     def name(self) -> str:
@@ -56,7 +69,7 @@ class RemoteTool(JsonSchemaTool):
     @property
     def remote_name(self) -> str:
         """The tool's name on the server (what goes on the wire)."""
-        return self._tool.name
+        return self._wire
 
     @property
     def server(self) -> str:
@@ -92,8 +105,11 @@ class RemoteTool(JsonSchemaTool):
 
         Raises:
             ToolError: ``EXECUTION_ERROR`` for an ``isError`` result; ``UNREACHABLE``,
-                ``TIMEOUT``, ``AUTH_FAILED`` or ``PROTOCOL_ERROR`` for transport failures.
+                ``TIMEOUT``, ``AUTH_FAILED`` or ``PROTOCOL_ERROR`` for transport failures;
+                ``DENIED`` when the server changed the tool since it was trusted.
         """
+        if self._guard is not None:
+            self._guard(self._wire)
         config = self._connection.config
         values = context.values
         headers = {h: str(values[k]) for k, h in config.context_headers.items() if k in values}
@@ -102,7 +118,7 @@ class RemoteTool(JsonSchemaTool):
             meta[mcp_types.LOG_LEVEL_META_KEY] = "info"
         send = functools.partial(
             self._connection.call_tool,
-            self._tool.name,
+            self._wire,
             arguments,
             meta=meta or None,
             headers=headers,
@@ -117,7 +133,9 @@ class RemoteTool(JsonSchemaTool):
 
     def renamed(self, name: str) -> RemoteTool:
         """The same remote tool under another registry name."""
-        return RemoteTool(self._connection, self._tool, name=name)
+        return RemoteTool(
+            self._connection, self._tool, name=name, wire_name=self._wire, guard=self._guard
+        )
 
     def view_facts(self) -> list[tuple[str, str]]:
         """The server, its transport and the tool's name there, for the notebook view."""
@@ -125,7 +143,7 @@ class RemoteTool(JsonSchemaTool):
         return [
             ("server", config.name),
             ("transport", str(config.transport)),
-            ("remote name", self._tool.name),
+            ("remote name", self._wire),
             ("connection", str(self._connection.state)),
         ]
 

@@ -153,13 +153,13 @@ async def _open_servers(config: str) -> AsyncIterator[list[Toolset]]:
     if not _has_servers(_config_data(config)):
         yield []
         return
-    from adapters.mcp_client import AskInCaller, McpClientPool, ServerToolset, load_mcp_config
+    from adapters.mcp_client import AskInCaller, McpClientPool, ServerToolset
 
     # A remote server's question, or its request for sampling, goes to the client whose call
     # caused it; that client answers or refuses.
     asker = AskInCaller()
-    servers = load_mcp_config(config)
-    async with McpClientPool(servers, elicitation=asker, sampling=asker.sample) as pool:
+    # Given as the file, the pool checks tools against the lock beside it (docs/trust.md).
+    async with McpClientPool(config, elicitation=asker, sampling=asker.sample) as pool:
         yield [ServerToolset(pool, server) for server in pool.servers]
 
 
