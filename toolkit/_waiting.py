@@ -23,7 +23,7 @@ from toolkit._workers import run_blocking
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode, ToolError
 from toolkit.result import ToolResult
-from toolkit.tool import Tool
+from toolkit.tool import InlineTool, Tool
 
 __all__ = ["ASYNC", "SYNC", "Waiting", "drive", "timed_out"]
 
@@ -102,7 +102,8 @@ class _Sync:
     async def run(
         self, tool: Tool, args: dict[str, Any], ctx: ToolContext, timeout: float | None
     ) -> ToolResult:
-        call_inline: Callable[[dict[str, Any], ToolContext], ToolResult] = tool.call_inline  # type: ignore[attr-defined]
+        inline: InlineTool = tool  # type: ignore[assignment]  # the invoker checked tool.runs
+        call_inline: Callable[[dict[str, Any], ToolContext], ToolResult] = inline.call_inline
         if timeout is None:
             return call_inline(args, ctx)
         finished, result = run_blocking(timeout, call_inline, args, ctx)

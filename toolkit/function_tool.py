@@ -16,6 +16,7 @@ from toolkit.schema import FunctionSchema
 from toolkit.schema._callable import inspect_callable
 from toolkit.schema._serialize import serialize_plain
 from toolkit.spec import ToolSpec
+from toolkit.tool import ToolRuns
 from toolkit.wire import content_result
 
 __all__ = ["FunctionTool"]
@@ -60,6 +61,11 @@ class FunctionTool:
     def is_async(self) -> bool:
         """Whether the function is a coroutine function."""
         return self._is_async
+
+    @property
+    def runs(self) -> ToolRuns:
+        """``"async"`` for a coroutine function, else ``"sync"``."""
+        return "async" if self._is_async else "sync"
 
     @property
     def schema(self) -> FunctionSchema:

@@ -50,9 +50,7 @@ from toolkit._sync import run_sync
 from toolkit._waiting import ASYNC, SYNC, Waiting, drive
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode, RegistrationError, ToolError
-from toolkit.function_tool import FunctionTool
 from toolkit.options import DEFAULT_OPTIONS, CallOptions
-from toolkit.pinned import unpinned
 from toolkit.policy import Approval, CallRequest, Policy, default_policy
 from toolkit.processor import Outcome
 from toolkit.result import CallRecord, ToolResult
@@ -124,8 +122,8 @@ class Invoker:
     ) -> ToolResult:
         """:meth:`call`, blocking: local sync functions run right here (or in a worker thread
         when a timeout applies); other tools run on the shared background loop."""
-        tool = unpinned(self.tools.get(name))
-        if tool is None or (isinstance(tool, FunctionTool) and not tool.is_async):
+        tool = self.tools.get(name)
+        if tool is None or tool.runs == "sync":
             return drive(self._pipeline(name, arguments, options, SYNC))  # type: ignore[no-any-return]
         return run_sync(self.call, name, arguments, options)
 
@@ -309,7 +307,7 @@ class Invoker:
     ) -> tuple[ToolResult, int]:
         own = tool.spec.options
         timeout = options.timeout or own.timeout
-        if timeout is None and isinstance(unpinned(tool), FunctionTool):
+        if timeout is None and tool.runs != "remote":
             timeout = self.settings.timeout
         budget, attempt = own.retries, 0
         while True:

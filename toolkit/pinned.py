@@ -12,7 +12,7 @@ from toolkit.context import ToolContext
 from toolkit.errors import RegistrationError
 from toolkit.result import ToolResult
 from toolkit.spec import ToolSpec
-from toolkit.tool import Tool
+from toolkit.tool import InlineTool, Tool, ToolRuns
 
 __all__ = ["PinnedTool", "unpinned"]
 
@@ -60,6 +60,11 @@ class PinnedTool:
         """The inner spec without the pinned parameters."""
         return self._spec
 
+    @property
+    def runs(self) -> ToolRuns:
+        """The inner tool's way of running."""
+        return self.inner.runs
+
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """The inner tool's validation, with the pinned values set over the model's."""
         return self.inner.validate({**arguments, **self.pinned})
@@ -70,8 +75,8 @@ class PinnedTool:
 
     def call_inline(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         """Run a local sync function right here (the invoker's sync path), pins set."""
-        inline = self.inner.call_inline  # type: ignore[attr-defined]
-        return inline({**self.pinned, **arguments}, context)  # type: ignore[no-any-return]
+        inner: InlineTool = self.inner  # type: ignore[assignment]  # runs == "sync"
+        return inner.call_inline({**self.pinned, **arguments}, context)
 
     def renamed(self, name: str) -> PinnedTool:
         """The same pinned tool under another name."""

@@ -68,6 +68,8 @@ def injected(
 class Camera:
     """A non-local tool: it only implements the Tool protocol and returns an image block."""
 
+    runs = "async"
+
     name = "snapshot"
     spec = ToolSpec(
         name="snapshot",
