@@ -42,6 +42,7 @@ from toolkit.tool import ArgumentProblem, InvalidArguments, Tool
 from toolkit.toolset import BaseToolset as BaseToolset
 from toolkit.toolset import Toolset
 from toolkit.toolset_kinds import as_toolset
+from toolkit.unset import UNSET, Unset
 
 # A library only logs; the application decides where records go (no last-resort stderr output).
 logging.getLogger("toolkit").addHandler(logging.NullHandler())
@@ -50,6 +51,7 @@ logging.getLogger("toolkit").addHandler(logging.NullHandler())
 # ``toolkit.Invoker``…) for existing code, but is not part of the surface documented in the
 # README; adapters reach the shared event loop through ``toolkit.runtime``.
 __all__ = [
+    "UNSET",
     "Approval",
     "Approver",
     "ArgumentProblem",
@@ -80,6 +82,7 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "Toolset",
+    "Unset",
     "as_toolset",
     "default_policy",
     "mcp_prompt",

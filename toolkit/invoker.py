@@ -39,6 +39,7 @@ from typing import Any
 from tenacity import RetryCallState, Retrying, wait_exponential, wait_random
 
 from toolkit import _arguments, _messages, _visibility
+from toolkit._effective import Effective
 from toolkit._loose_output import loose_output
 from toolkit._redact import (
     jsonable,
@@ -139,15 +140,16 @@ class Invoker:
         started, t0 = time.time(), time.perf_counter()
         ref = options.call_id or new_call_id()
         ctx = _context(options.context, name, ref)
+        effective = Effective.of(options, self.settings)
         args: Any = arguments
         decision, attempts = "allow", 0
         try:
             if options.hide_denied:
-                await self._require_visible(name, ctx, options, wait)
+                await self._require_visible(name, ctx, effective.policy, wait)
             tool = self._lookup(name)
             args = self._parse(arguments)
             args = self._validate(tool, args)
-            policy = options.policy or self.settings.policy
+            policy = effective.policy
             verdict: Any
             if policy is default_policy:  # its answer without building a request to ask it
                 request, verdict = None, "ask" if tool.spec.needs_approval else "allow"
@@ -158,10 +160,10 @@ class Invoker:
                 request = request or CallRequest(tool.name, args, tool.spec, ctx)
                 asked = time.perf_counter()
                 try:
-                    decision, args = await self._decide(tool, request, verdict, options, wait)
+                    decision, args = await self._decide(tool, request, verdict, effective, wait)
                 finally:  # time spent waiting for a person is not the call's duration
                     t0 += time.perf_counter() - asked
-            result, attempts = await self._run(tool, args, ctx, options, ref, wait)
+            result, attempts = await self._run(tool, args, ctx, effective, ref, wait)
         except _Failed as failed:
             result, decision = self._fail(name, failed.error, ref, args), failed.decision
         except BaseException:
@@ -193,9 +195,8 @@ class Invoker:
         return await _visibility.visible(self.tools, policy or self.settings.policy, ctx, ASYNC)
 
     async def _require_visible(
-        self, name: str, ctx: ToolContext, options: CallOptions, wait: Waiting
+        self, name: str, ctx: ToolContext, policy: Policy, wait: Waiting
     ) -> None:
-        policy = options.policy or self.settings.policy
         if not await _visibility.sees(self.tools, name, policy, ctx, wait):
             seen = await _visibility.visible(self.tools, policy, ctx, wait)
             raise _Failed(self._processed(_messages.tool_not_found(name, seen)))
@@ -256,7 +257,7 @@ class Invoker:
         tool: Tool,
         request: CallRequest,
         verdict: Any,
-        options: CallOptions,
+        effective: Effective,
         wait: Waiting,
     ) -> tuple[str, dict[str, Any]]:
         args = request.arguments
@@ -265,7 +266,7 @@ class Invoker:
             return "allow", args
         if decision == "deny":
             raise _Failed(_denied("This call is not allowed by the application's policy."), "deny")
-        answer = options.approver or self.settings.approver
+        answer = effective.approver
         if answer is None:
             raise _Failed(
                 _denied(
@@ -301,15 +302,12 @@ class Invoker:
         tool: Tool,
         args: dict[str, Any],
         ctx: ToolContext,
-        options: CallOptions,
+        effective: Effective,
         ref: str,
         wait: Waiting,
     ) -> tuple[ToolResult, int]:
-        own = tool.spec.options
-        timeout = options.timeout or own.timeout
-        if timeout is None and tool.runs != "remote":
-            timeout = self.settings.timeout
-        budget, attempt = own.retries, 0
+        timeout = effective.timeout_for(tool)
+        budget, attempt = tool.spec.options.retries, 0
         while True:
             attempt += 1
             ctx.attempt = attempt
@@ -318,7 +316,7 @@ class Invoker:
                 if result.output_mismatch is not None:  # strict: raised as the tool's error
                     loose_output(tool, result, self.settings.strict_output, self._loose_warned)
                 return result, attempt
-            except options.propagate:
+            except effective.propagate:
                 raise
             except (KeyboardInterrupt, GeneratorExit):
                 raise

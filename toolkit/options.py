@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.context import ToolContext
 from toolkit.policy import Approver, Policy
+from toolkit.unset import UNSET, Unset
 
 if TYPE_CHECKING:
     from toolkit.result import CallRecord
@@ -33,7 +34,9 @@ class CallOptions:
         approver: Answers ``"ask"`` for this call instead of the registry's approver.
         propagate: Exception types that always propagate out of the call (a framework's
             interrupt, for instance) instead of becoming an error result.
-        timeout: Seconds for this call, winning over the tool's and the registry's timeout.
+        timeout: Seconds for this call, winning over the tool's and the registry's timeout;
+            ``None`` runs it with no timeout, :data:`~toolkit.UNSET` (the default) leaves the
+            tool's or the registry's.
         on_record: Called with this call's :class:`~toolkit.CallRecord`, after the registry's
             own subscribers.
         hide_denied: The caller sees only the tools the policy does not deny it (see
@@ -53,7 +56,7 @@ class CallOptions:
     policy: Policy | None = None
     approver: Approver | None = None
     propagate: tuple[type[BaseException], ...] = ()
-    timeout: float | None = None
+    timeout: float | Unset | None = UNSET
     on_record: Callable[[CallRecord], None] | None = None
     hide_denied: bool = False
 
