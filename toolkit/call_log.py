@@ -8,13 +8,14 @@ writers) or to a PostgreSQL database that many processes and hosts share
 pruned by age and by count. A full disk, a locked or unreachable database or any other write
 failure is logged and counted, and never fails a tool call.
 
-Rule: a row names who called (:func:`caller_scope`: the authenticated caller when the server
-knows one), the host whose process ran the call, and the peer address of an HTTP request.
+Rule: a row names who called (the record's ``caller``, from ``CallOptions(caller=...)``: a
+server sets the authenticated caller when it knows one), the host whose process ran the call,
+and the peer address of an HTTP request (the record's ``peer``).
 A target URL's password never appears in a message or log line (:func:`display_target`).
 
 Example:
     >>> log = CallLog("calls.db").attach(registry)  # doctest: +SKIP
-    >>> registry.call_sync("add", {"a": 1, "b": 2})  # doctest: +SKIP
+    >>> registry.call_sync("add", {"a": 1, "b": 2}, options=CallOptions(caller="alice"))  # doctest: +SKIP
     >>> log.close()  # doctest: +SKIP
     >>> read_calls("calls.db", tool="add")  # doctest: +SKIP
 """
@@ -22,7 +23,6 @@ Example:
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import json
 import logging
 import os
@@ -30,7 +30,7 @@ import queue
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from toolkit._call_store_sqlite import Connection, SqliteCallStore, call_log_path
@@ -52,9 +52,6 @@ __all__ = [
     "CallLog",
     "LoggedCall",
     "call_log_path",
-    "caller_scope",
-    "current_caller",
-    "current_peer",
     "display_target",
     "read_calls",
     "register_call_store",
@@ -64,35 +61,6 @@ log = logging.getLogger("toolkit.call_log")
 
 #: Environment variable naming the default call log (``toolkit calls``, the app factory).
 CALL_LOG_ENV = "TOOLKIT_CALL_LOG"
-
-_caller: contextvars.ContextVar[str | None] = contextvars.ContextVar("toolkit_caller", default=None)
-_peer: contextvars.ContextVar[str | None] = contextvars.ContextVar("toolkit_peer", default=None)
-
-
-def current_caller() -> str | None:
-    """The caller set by the innermost :func:`caller_scope`, if any."""
-    return _caller.get()
-
-
-def current_peer() -> str | None:
-    """The peer address set by the innermost :func:`caller_scope` that gave one, if any."""
-    return _peer.get()
-
-
-@contextlib.contextmanager
-def caller_scope(caller: str | None, *, peer: str | None = None) -> Iterator[None]:
-    """Calls made inside this block are logged with ``caller`` (a user, tenant or client id).
-
-    Servers wrap each request in it (with the request's ``peer`` address), and the calls of
-    an authenticated caller in a second, inner one naming them; it overrides the log's
-    default caller. ``None`` keeps what an outer scope set.
-    """
-    tokens = [(var, var.set(value)) for var, value in ((_caller, caller), (_peer, peer)) if value]
-    try:
-        yield
-    finally:
-        for var, token in reversed(tokens):
-            var.reset(token)
 
 
 class CallLog:
@@ -105,7 +73,7 @@ class CallLog:
             placeholders (the table must exist or be creatable with SQLite-compatible DDL).
         retention_days: Rows older than this are deleted (``None``: kept by age).
         max_rows: At most this many rows are kept, the newest (``None``: no cap).
-        caller: What the ``caller`` column says when no :func:`caller_scope` is active
+        caller: What the ``caller`` column says for a call whose record names no caller
             (default: ``host:pid``).
         batch_size: Most records written in one transaction.
         flush_interval: Seconds the writer waits to gather a batch.
@@ -193,9 +161,9 @@ class CallLog:
                 record.attempts,
                 record.duration_ms,
                 record.started_at or time.time(),
-                _caller.get() or self.caller,
+                record.caller or self.caller,
                 self._host,
-                _peer.get(),
+                record.peer,
                 json.dumps(redact_arguments(record.arguments), default=str),
             )
             self._idle.clear()

@@ -413,6 +413,8 @@ class Invoker:
             decision=decision,
             started_at=started,
             output_mismatch=None if mismatch is None else first_mismatch(mismatch),
+            caller=options.caller,
+            peer=options.peer,
         )
         if log.isEnabledFor(logging.INFO):
             log.info("call %s %s -> %s%s", ref, name, outcome, f" {code.value}" if code else "")

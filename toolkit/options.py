@@ -39,6 +39,9 @@ class CallOptions:
             tool's or the registry's.
         on_record: Called with this call's :class:`~toolkit.CallRecord`, after the registry's
             own subscribers.
+        caller: Who makes the call (a user, tenant or client id): the call's record, and so the
+            call log, names it. A server sets it where the call arrives.
+        peer: The network address the call came from, when it came over a network.
         hide_denied: The caller sees only the tools the policy does not deny it (see
             :meth:`~toolkit.ToolRegistry.visible_names`): any other tool is ``TOOL_NOT_FOUND``
             before its arguments are read, and every message names visible tools only. Sinks
@@ -59,6 +62,8 @@ class CallOptions:
     timeout: float | Unset | None = UNSET
     on_record: Callable[[CallRecord], None] | None = None
     hide_denied: bool = False
+    caller: str | None = None
+    peer: str | None = None
 
     def replace(self, **changes: Any) -> CallOptions:
         """A copy with ``changes`` applied."""

@@ -171,6 +171,8 @@ class CallRecord:
         output_mismatch: The first place where the return value broke the declared output
             schema (``"details.city: Input should be a valid string"``); the call succeeded
             and the model got the value without a structured copy. ``None`` otherwise.
+        caller: Who made the call (``CallOptions.caller``), if the caller said.
+        peer: The network address the call came from (``CallOptions.peer``), if any.
     """
 
     call_id: str
@@ -183,6 +185,8 @@ class CallRecord:
     decision: str = "allow"
     started_at: float = 0.0
     output_mismatch: str | None = None
+    caller: str | None = None
+    peer: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data."""
@@ -199,6 +203,10 @@ class CallRecord:
         }
         if self.output_mismatch is not None:
             out["output_mismatch"] = self.output_mismatch
+        if self.caller is not None:
+            out["caller"] = self.caller
+        if self.peer is not None:
+            out["peer"] = self.peer
         return out
 
     def __str__(self) -> str:

@@ -31,7 +31,7 @@ from adapters.mcp_server._http import DEFAULT_MAX_BODY_BYTES, http_app
 from adapters.mcp_server._log_relay import relay_info_records
 from adapters.mcp_server._server import build_server
 from adapters.sources import Sources, check_sources, open_sources, registry_for
-from toolkit.call_log import CALL_LOG_ENV, CallLog, caller_scope
+from toolkit.call_log import CALL_LOG_ENV, CallLog
 from toolkit.options import CallOptions
 from toolkit.registry import ToolRegistry
 from toolkit.result import CallRecord
@@ -309,27 +309,6 @@ def _with_sources(app: ASGIApp, registry: ToolRegistry, sources: Sources) -> ASG
     return with_sources
 
 
-def _with_caller(app: ASGIApp, header: str | None) -> ASGIApp:
-    """``app``, logging each request's calls with its peer address and under its caller:
-    ``header`` if set, else the peer (an authenticated caller, known later, overrides both)."""
-    wanted = header.lower().encode() if header else None
-
-    async def tagged(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await app(scope, receive, send)
-            return
-        peer = str(scope["client"][0]) if scope.get("client") else None
-        caller = None
-        if wanted is not None:
-            caller = next(
-                (v.decode("latin-1") for k, v in scope.get("headers", ()) if k == wanted), None
-            )
-        with caller_scope(caller or peer, peer=peer):
-            await app(scope, receive, send)
-
-    return tagged
-
-
 def create_app(
     settings: AppSettings | None = None, *, options: CallOptions | None = None
 ) -> ASGIApp:
@@ -361,6 +340,7 @@ def create_app(
         callers=load_callers(settings.callers) if settings.callers else None,
         tool_search=settings.tool_search,
         options=options,
+        caller_header=settings.caller_header,
     )
     app = http_app(
         server,
@@ -374,5 +354,5 @@ def create_app(
     if others:
         app = _with_sources(app, registry, others)
     if call_log is not None:
-        app = _closing(_with_caller(app, settings.caller_header), call_log)
+        app = _closing(app, call_log)
     return app

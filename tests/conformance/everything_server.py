@@ -204,6 +204,8 @@ async def test_reconnection(context: ToolContext) -> str:
 class _SchemaTool:
     """A tool whose input schema is written by hand, in JSON Schema 2020-12."""
 
+    runs = "async"
+
     name = "json_schema_2020_12_tool"
     spec = ToolSpec(
         name=name,
