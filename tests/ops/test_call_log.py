@@ -263,14 +263,14 @@ def test_served_calls_are_logged_under_the_authenticated_caller(
 ) -> None:
     import httpx
 
-    from adapters.mcp_server import AppSettings, create_app
+    from adapters.mcp_server import ServeSettings, create_app
     from tests.support.serving import serving
 
     monkeypatch.setenv("ALICE_TOKEN", "alice-token-0123456789")
     callers = tmp_path / "callers.json"
     callers.write_text(json.dumps({"callers": {"alice": {"token": "${ALICE_TOKEN}"}}}))
     db = tmp_path / "calls.db"
-    settings = AppSettings(
+    settings = ServeSettings(
         target="tests.support.served_registry:registry",
         callers=str(callers),
         call_log=str(db),

@@ -18,7 +18,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from adapters.mcp_server import AppSettings, create_app
+from adapters.mcp_server import ServeSettings, create_app
 from adapters.otel import CallTelemetry, instrument
 from tests.adapters.mcp_server.conftest import serving
 from toolkit import ToolRegistry, mcp_tool
@@ -43,7 +43,7 @@ def _sdk() -> None:
 @pytest.fixture
 def base_url(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     monkeypatch.setenv("OTEL_TEST_TOKEN", TOKEN)
-    settings = AppSettings(
+    settings = ServeSettings(
         target="tests.support.served_registry:registry",
         token_env="OTEL_TEST_TOKEN",
         metrics=True,
@@ -118,7 +118,7 @@ async def test_a_served_call_is_a_span_under_the_mcp_request(base_url: str) -> N
 
 
 def test_the_call_log_names_the_caller_from_a_trusted_header(tmp_path: Path) -> None:
-    settings = AppSettings(
+    settings = ServeSettings(
         target="tests.support.served_registry:registry",
         call_log=str(tmp_path / "calls.db"),
         caller_header="X-Forwarded-User",
