@@ -8,7 +8,6 @@ unchanged, so adding an option touches this definition and the step that reads i
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -79,47 +78,20 @@ def merge_options(
     *,
     context: ToolContext | None = None,
     call_id: str | None = None,
-    policy: Policy | None = None,
-    approver: Approver | None = None,
-    propagate: tuple[type[BaseException], ...] = (),
 ) -> CallOptions:
-    """``options`` with the keyword spellings of the same options applied on top.
+    """``options`` with the entry points' ``context=`` and ``call_id=`` keywords applied on top.
 
-    The entry points take ``context=`` and ``call_id=`` as keywords; ``policy=``,
-    ``approver=`` and ``propagate=`` are deprecated shorthands for the fields of
-    :class:`CallOptions` (they still work for one release, with a ``DeprecationWarning``). A
-    keyword that is given wins over the field of ``options``.
+    A keyword that is given wins over the field of ``options``; every other per-call choice is
+    a field of :class:`CallOptions`, its one spelling.
     """
     base = options or DEFAULT_OPTIONS
-    if not propagate and context is None and call_id is None and policy is None and not approver:
+    if context is None and call_id is None:
         return base
-    if propagate or policy is not None or approver is not None:
-        _warn_shorthands(policy=policy, approver=approver, propagate=propagate)
     if base is DEFAULT_OPTIONS:  # the usual case: one constructor call, not a replace()
-        return CallOptions(
-            context=context, call_id=call_id, policy=policy, approver=approver, propagate=propagate
-        )
+        return CallOptions(context=context, call_id=call_id)
     changes: dict[str, Any] = {}
     if context is not None:
         changes["context"] = context
     if call_id is not None:
         changes["call_id"] = call_id
-    if policy is not None:
-        changes["policy"] = policy
-    if approver is not None:
-        changes["approver"] = approver
-    if propagate:
-        changes["propagate"] = propagate
     return dataclasses.replace(base, **changes)
-
-
-def _warn_shorthands(**given: Any) -> None:
-    """One ``DeprecationWarning`` naming the ``CallOptions`` field for each shorthand given."""
-    used = [name for name, value in given.items() if value is not None and value != ()]
-    fields = ", ".join(f"{name}=..." for name in used)
-    warnings.warn(
-        f"The keyword(s) {', '.join(used)} of call/call_sync/call_many are deprecated and go "
-        f"in the next release: pass options=CallOptions({fields}) instead.",
-        DeprecationWarning,
-        stacklevel=4,  # _warn_shorthands -> merge_options -> registry method -> caller
-    )

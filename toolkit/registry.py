@@ -347,9 +347,6 @@ class ToolRegistry(Searchable):
         *,
         options: CallOptions | None = None,
         call_id: str | None = None,
-        approver: Approver | None = None,
-        policy: Policy | None = None,
-        propagate: tuple[type[BaseException], ...] = (),
     ) -> ToolResult:
         """Call a tool the way a model would; failures come back as error results.
 
@@ -358,23 +355,13 @@ class ToolRegistry(Searchable):
             arguments: A dict, or a JSON object as a string.
             context: Caller data the model cannot see or set.
             options: Every per-call option in one value (see :class:`CallOptions`): policy,
-                approver, propagate, timeout, on_record, hide_denied.
+                approver, propagate, timeout, on_record, hide_denied, caller.
             call_id: The model's tool-call id (default: a fresh correlation id).
-            approver: Deprecated: use ``options=CallOptions(approver=...)``.
-            policy: Deprecated: use ``options=CallOptions(policy=...)``.
-            propagate: Deprecated: use ``options=CallOptions(propagate=...)``.
 
         Returns:
             The result; ``is_error`` and ``error.code`` tell a failure.
         """
-        merged = merge_options(
-            options,
-            context=context,
-            call_id=call_id,
-            approver=approver,
-            policy=policy,
-            propagate=propagate,
-        )
+        merged = merge_options(options, context=context, call_id=call_id)
         return await self.invoker.call(name, arguments, merged)
 
     def call_sync(
@@ -385,9 +372,6 @@ class ToolRegistry(Searchable):
         *,
         options: CallOptions | None = None,
         call_id: str | None = None,
-        approver: Approver | None = None,
-        policy: Policy | None = None,
-        propagate: tuple[type[BaseException], ...] = (),
     ) -> ToolResult:
         """:meth:`call` for code without an event loop (safe inside Jupyter's loop too).
 
@@ -395,14 +379,7 @@ class ToolRegistry(Searchable):
         in this thread (in a worker thread when a timeout applies), anything else runs on a
         shared background loop.
         """
-        merged = merge_options(
-            options,
-            context=context,
-            call_id=call_id,
-            approver=approver,
-            policy=policy,
-            propagate=propagate,
-        )
+        merged = merge_options(options, context=context, call_id=call_id)
         return self.invoker.call_sync(name, arguments, merged)
 
     async def call_many(
@@ -411,9 +388,6 @@ class ToolRegistry(Searchable):
         context: ToolContext | None = None,
         *,
         options: CallOptions | None = None,
-        approver: Approver | None = None,
-        policy: Policy | None = None,
-        propagate: tuple[type[BaseException], ...] = (),
         limit: int | None = None,
     ) -> list[ToolResult]:
         """Run calls concurrently, each isolated from the others' failures.
@@ -422,9 +396,6 @@ class ToolRegistry(Searchable):
             calls: ``(name, arguments)`` or ``(name, arguments, call_id)`` tuples.
             context: Shared caller data (each call gets its own copy).
             options: As in :meth:`call` (a ``call_id`` in a tuple wins over the options').
-            approver: Deprecated: use ``options=CallOptions(approver=...)``.
-            policy: Deprecated: use ``options=CallOptions(policy=...)``.
-            propagate: Deprecated: use ``options=CallOptions(propagate=...)``.
             limit: At most this many at once (default: all).
 
         Returns:
@@ -432,9 +403,7 @@ class ToolRegistry(Searchable):
         """
         import anyio
 
-        shared = merge_options(
-            options, context=context, approver=approver, policy=policy, propagate=propagate
-        )
+        shared = merge_options(options, context=context)
         results: list[ToolResult | None] = [None] * len(calls)
         gate = anyio.Semaphore(limit) if limit else None
 

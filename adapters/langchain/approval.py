@@ -26,7 +26,7 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.types import interrupt
 
 from adapters.langchain.graph_config import graph_checkpointer, in_graph
-from toolkit import Approval, Approver, CallOptions, CallRequest, Policy, ToolContext
+from toolkit import Approval, Approver, CallOptions, CallRequest, ToolContext
 
 __all__ = [
     "approval_payload",
@@ -128,7 +128,6 @@ def call_options(
     *,
     context: ToolContext,
     call_id: str | None,
-    policy: Policy | None,
     base: CallOptions | None = None,
 ) -> CallOptions:
     """The :class:`~toolkit.CallOptions` of a call made from LangChain or a LangGraph graph.
@@ -139,7 +138,6 @@ def call_options(
         config: The call's ``RunnableConfig``.
         context: The call's context.
         call_id: The model's tool-call id.
-        policy: A policy for the call (``None``: ``base``'s, else the registry's).
         base: Options the application set for every call of these tools.
     """
     start = base or CallOptions()
@@ -147,7 +145,6 @@ def call_options(
     return start.replace(
         context=context,
         call_id=call_id or start.call_id,
-        policy=policy or start.policy,
         propagate=(*start.propagate, GraphBubbleUp),
         approver=_graph_approver(config) if in_a_graph and config else start.approver,
     )

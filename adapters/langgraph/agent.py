@@ -47,7 +47,6 @@ from adapters.langgraph.execution import ToolExecutor, ToolTask
 from adapters.langgraph.state import AgentState, usage_of
 from adapters.langgraph.tool_search import ToolSearch, search_registry
 from toolkit.options import CallOptions
-from toolkit.policy import Policy
 from toolkit.registry import ToolRegistry
 from toolkit.toolset_kinds import as_toolset
 
@@ -275,7 +274,6 @@ def _graph(
     loop: bool,
     system_prompt: str | None,
     max_iterations: int | None,
-    policy: Policy | None,
     context_keys: ContextKeys | None,
     checkpointer: Checkpointer,
     name: str,
@@ -285,9 +283,7 @@ def _graph(
     registry = as_registry(tools)
     search = ToolSearch.of(tool_search)
     extra = search_registry(registry, search) if search is not None else None
-    executor = ToolExecutor(
-        registry, context_keys=context_keys, policy=policy, extra=extra, options=options
-    )
+    executor = ToolExecutor(registry, context_keys=context_keys, extra=extra, options=options)
     turns = _Turns(
         model,
         registry,
@@ -316,7 +312,6 @@ def build_agent(
     *,
     system_prompt: str | None = None,
     max_iterations: int = 10,
-    policy: Policy | None = None,
     checkpointer: Checkpointer = None,
     context_keys: ContextKeys | None = None,
     name: str = "agent",
@@ -336,12 +331,6 @@ def build_agent(
         tools: A ``ToolRegistry``, or tools / functions to put in a new one.
         system_prompt: Prepended to the conversation on every model call.
         max_iterations: Model turns with tool calls before the final tool-less call.
-        policy: Decides allow / deny / ask for each call (default: the registry's policy,
-            which asks before destructive tools). ``"ask"`` pauses the graph with
-            ``interrupt()``; resume with ``Command(resume="approve" | "reject" |
-            {"action": "edit", "arguments": {...}})``. Without a ``checkpointer`` the
-            graph could never resume, so such a call is answered ``DENIED`` with the reason
-            (how to allow it) and the run goes on.
         checkpointer: Saves the state between steps: needed for approvals and for
             conversations over several user turns (``iterations``, ``tool_calls`` and
             ``usage`` then describe the latest turn; ``messages`` keep the whole thread).
@@ -353,9 +342,13 @@ def build_agent(
             (whose finds are offered from the next step on). An int is ``k``; a
             :class:`ToolSearch` sets more. A call to a tool not offered still runs through
             the registry. See ``docs/search.md``.
-        options: :class:`~toolkit.CallOptions` for every tool call (a timeout, an
-            ``on_record`` hook, a policy...); ``policy`` above wins over its policy, and inside
-            the graph ``"ask"`` is always answered through ``interrupt()``.
+        options: :class:`~toolkit.CallOptions` for every tool call: a timeout, an
+            ``on_record`` hook, a ``policy`` deciding allow / deny / ask for each call
+            (default: the registry's policy, which asks before destructive tools). Inside the
+            graph ``"ask"`` pauses it with ``interrupt()``; resume with
+            ``Command(resume="approve" | "reject" | {"action": "edit", "arguments": {...}})``.
+            Without a ``checkpointer`` the graph could never resume, so such a call is
+            answered ``DENIED`` with the reason (how to allow it) and the run goes on.
 
     The tools offered to the model are the registry's at each model call: tools added or
     removed later (e.g. after a server's ``list_changed``) are seen on the next call, and an
@@ -374,7 +367,6 @@ def build_agent(
         loop=True,
         system_prompt=system_prompt,
         max_iterations=max_iterations,
-        policy=policy,
         context_keys=context_keys,
         checkpointer=checkpointer,
         name=name,
@@ -388,7 +380,6 @@ def single_turn_node(
     tools: ToolRegistry | Sequence[Any],
     *,
     system_prompt: str | None = None,
-    policy: Policy | None = None,
     context_keys: ContextKeys | None = None,
     name: str = "single_turn",
     options: CallOptions | None = None,
@@ -403,12 +394,11 @@ def single_turn_node(
         model: A chat model that supports ``bind_tools``.
         tools: A ``ToolRegistry``, or tools / functions to put in a new one.
         system_prompt: Prepended to the conversation for the model call.
-        policy: Decides allow / deny / ask for each call (default: the registry's).
         context_keys: Caller values for ``ToolContext.values``.
         name: The node's name.
         options: :class:`~toolkit.CallOptions` for every tool call (a timeout, an
-            ``on_record`` hook, a policy...); ``policy`` above wins over its policy, and inside
-            the graph ``"ask"`` is always answered through ``interrupt()``.
+            ``on_record`` hook, a policy instead of the registry's...); inside the graph
+            ``"ask"`` is always answered through ``interrupt()``.
     """
     return _graph(
         model,
@@ -416,7 +406,6 @@ def single_turn_node(
         loop=False,
         system_prompt=system_prompt,
         max_iterations=None,
-        policy=policy,
         context_keys=context_keys,
         checkpointer=None,
         name=name,

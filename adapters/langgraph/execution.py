@@ -15,7 +15,7 @@ from adapters.langchain.injection import ContextKeys, Injection, find_injections
 from adapters.langchain.messages import to_tool_message
 from adapters.langchain.tool import build_context
 from adapters.langgraph.state import ToolCallEntry
-from toolkit import CallOptions, Policy, ToolRegistry, ToolResult
+from toolkit import CallOptions, ToolRegistry, ToolResult
 
 __all__ = ["ToolExecutor", "ToolTask"]
 
@@ -51,14 +51,12 @@ class ToolExecutor:
     Attributes:
         registry: Where every call goes.
         context_keys: Caller values for ``ToolContext.values``.
-        policy: Per-call policy (``None``: the registry's).
-        options: :class:`~toolkit.CallOptions` for every call (timeout, record hook…).
+        options: :class:`~toolkit.CallOptions` for every call (policy, timeout, record hook…).
         extra: The agent's own tools (the tool search), for names ``registry`` lacks.
     """
 
     registry: ToolRegistry
     context_keys: ContextKeys | None = None
-    policy: Policy | None = None
     options: CallOptions | None = None
     extra: ToolRegistry | None = None
     _injections: dict[str, list[Injection]] = field(default_factory=dict)
@@ -97,9 +95,7 @@ class ToolExecutor:
             context_keys=self.context_keys,
             tool=task.call["name"],
         )
-        return call_options(
-            config, context=context, call_id=call_id, policy=self.policy, base=self.options
-        )
+        return call_options(config, context=context, call_id=call_id, base=self.options)
 
     def _update(self, task: ToolTask, result: ToolResult) -> dict[str, Any]:
         call_id = task.call.get("id") or result.call_id

@@ -67,7 +67,9 @@ def log_call_line(record: CallRecord) -> None:
     sys.stderr.flush()
 
 
-def observe(registry: ToolRegistry, settings: ServeSettings) -> tuple[ASGIApp | None, CallLog | None]:
+def observe(
+    registry: ToolRegistry, settings: ServeSettings
+) -> tuple[ASGIApp | None, CallLog | None]:
     """Attach the call log and telemetry ``settings`` ask for.
 
     Returns:

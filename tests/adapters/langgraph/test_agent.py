@@ -12,7 +12,7 @@ from langgraph.types import Command
 from adapters.langgraph import RunSummary, build_agent
 from adapters.testing import Call, OpenAIStub, ScriptedChatModel, Turn
 from tests.adapters.langgraph.conftest import chat
-from toolkit import ToolRegistry, mcp_tool
+from toolkit import CallOptions, ToolRegistry, mcp_tool
 
 
 def _tool_messages(state: dict[str, Any]) -> list[ToolMessage]:
@@ -143,7 +143,8 @@ def test_approval_edit_runs_with_new_arguments(stub: OpenAIStub, registry) -> No
 
 def test_policy_passed_to_build_agent_decides(stub: OpenAIStub, registry) -> None:
     stub.script(Turn(tool_calls=[Call("get_bin", {"code": "B-1"})]), Turn(text="ok"))
-    agent = build_agent(chat(stub), registry, policy=lambda request: "deny")
+    deny = CallOptions(policy=lambda request: "deny")
+    agent = build_agent(chat(stub), registry, options=deny)
     state = agent.invoke({"messages": [("user", "x")]})
     assert state["tool_calls"][0]["code"] == "DENIED"
 
