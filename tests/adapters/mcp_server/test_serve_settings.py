@@ -48,6 +48,12 @@ def test_the_environment_is_read_and_written_from_the_fields() -> None:
     assert "c.db" not in repr(settings)  # a call log URL may hold a password
 
 
+def test_the_deployment_guide_lists_every_variable() -> None:
+    guide = (ROOT / "docs" / "DEPLOY.md").read_text()
+    for knob, _ in knobs():
+        assert knob.env is None or f"| `{knob.env}` |" in guide, knob.env
+
+
 def test_a_value_that_does_not_read_is_refused_with_its_variable() -> None:
     with pytest.raises(ValueError, match=r"\$TOOLKIT_TOOL_SEARCH='many' is not a whole number"):
         ServeSettings.from_env({"TOOLKIT_TARGET": "m", "TOOLKIT_TOOL_SEARCH": "many"})
