@@ -8,9 +8,8 @@ import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
 
-from toolkit.call_store import COLUMNS, CallQuery, LoggedCall, Row
+from toolkit.call_store import COLUMNS, CallQuery, Connection, LoggedCall, Row
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (
@@ -36,15 +35,6 @@ CREATE INDEX IF NOT EXISTS calls_tool ON calls (tool, started_at);
 _ADDED = {"host": "TEXT NOT NULL DEFAULT ''", "peer": "TEXT"}
 
 _INSERT = f"INSERT INTO calls ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
-
-
-class Connection(Protocol):
-    """The part of a DB-API connection (``?`` placeholders) the store uses."""
-
-    def execute(self, sql: str, parameters: Any = ..., /) -> Any: ...
-    def executemany(self, sql: str, parameters: Any, /) -> Any: ...
-    def commit(self) -> None: ...
-    def close(self) -> None: ...
 
 
 def call_log_path(target: str | os.PathLike[str]) -> Path:

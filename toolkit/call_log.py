@@ -33,11 +33,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from toolkit._call_store_sqlite import Connection, SqliteCallStore, call_log_path
 from toolkit._redact import redact_arguments
 from toolkit.call_store import (
     CallQuery,
     CallStore,
+    Connection,
     LoggedCall,
     Row,
     display_target,
@@ -51,7 +51,6 @@ __all__ = [
     "CALL_LOG_ENV",
     "CallLog",
     "LoggedCall",
-    "call_log_path",
     "display_target",
     "read_calls",
     "register_call_store",
@@ -111,11 +110,7 @@ class CallLog:
         if (target is None) == (connect is None):
             raise ValueError("CallLog needs exactly one of target (a path or URL) or connect=.")
         self._target = "" if target is None else os.fspath(target)
-        self.store: CallStore = (
-            open_call_store(target, busy_timeout)
-            if target is not None
-            else SqliteCallStore(None, busy_timeout, connect=connect)
-        )
+        self.store: CallStore = open_call_store(target, busy_timeout, connect=connect)
         self.target = self.store.name
         self.path = getattr(self.store, "path", None)
         self.prune_interval = (

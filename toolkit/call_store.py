@@ -27,6 +27,7 @@ __all__ = [
     "COLUMNS",
     "CallQuery",
     "CallStore",
+    "Connection",
     "LoggedCall",
     "Row",
     "display_target",
@@ -156,6 +157,15 @@ class CallStore(Protocol):
         """Close the connection, if any (the next :meth:`open` connects again)."""
 
 
+class Connection(Protocol):
+    """The part of a DB-API connection (``?`` placeholders) the SQLite store uses."""
+
+    def execute(self, sql: str, parameters: Any = ..., /) -> Any: ...
+    def executemany(self, sql: str, parameters: Any, /) -> Any: ...
+    def commit(self) -> None: ...
+    def close(self) -> None: ...
+
+
 #: Makes the store of a target: ``(target, busy_timeout_seconds) -> CallStore``.
 StoreFactory = Callable[[str, float], CallStore]
 
@@ -183,15 +193,26 @@ def _scheme(target: str) -> str:
     return match[1].lower().split("+", 1)[0] if match else "sqlite"
 
 
-def open_call_store(target: str | os.PathLike[str], busy_timeout: float = 2.0) -> CallStore:
+def open_call_store(
+    target: str | os.PathLike[str] | None,
+    busy_timeout: float = 2.0,
+    *,
+    connect: Callable[[], Connection] | None = None,
+) -> CallStore:
     """The store of ``target`` (not yet connected).
+
+    Args:
+        target: A file path, ``sqlite:///path`` or another registered scheme's URL.
+        busy_timeout: Seconds a write waits for another process's lock.
+        connect: Instead of ``target``: a function returning a DB-API connection with ``?``
+            placeholders, written to with SQLite-compatible statements.
 
     Raises:
         ValueError: No store is registered for the URL's scheme, or the one that is needs a
             package that is not installed (the message names the extra).
     """
-    text = os.fspath(target)
-    scheme = _scheme(text)
+    text = "" if target is None else os.fspath(target)
+    scheme = "sqlite" if connect is not None else _scheme(text)
     factory = _FACTORIES.get(scheme)
     if factory is None:
         raise ValueError(
@@ -208,8 +229,13 @@ def open_call_store(target: str | os.PathLike[str], busy_timeout: float = 2.0) -
                 f"Call log {display_target(text)} needs {exc.name or 'a driver'}: "
                 "pip install 'mcp-toolkit[postgres]'."
             ) from None
-    store = factory(text, busy_timeout)  # type: ignore[operator]
-    return store  # type: ignore[no-any-return]
+    make: Any = factory  # the SQLite store also takes a connect= function
+    store: CallStore = (
+        make(None, busy_timeout, connect=connect)
+        if connect is not None
+        else make(text, busy_timeout)
+    )
+    return store
 
 
 def target_secrets(target: str) -> list[str]:

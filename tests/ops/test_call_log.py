@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from adapters.cli import _render, app
 from adapters.cli._calls import parse_time
 from toolkit import CallOptions, CallRecord, ToolRegistry, mcp_tool
-from toolkit.call_log import CallLog, call_log_path, read_calls
+from toolkit._call_store_sqlite import call_log_path
+from toolkit.call_log import CallLog, read_calls
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
