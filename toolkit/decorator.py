@@ -12,11 +12,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
+from toolkit.calls.spec import NAME_PATTERN, ToolAnnotations, ToolOptions, UnknownParams
 from toolkit.errors import RegistrationError
-from toolkit.spec import NAME_PATTERN, ToolAnnotations, ToolOptions, UnknownParams
 
 if TYPE_CHECKING:
-    from toolkit.processor import ExceptionProcessor
+    from toolkit.calls.processor import ExceptionProcessor
     from toolkit.schema import FunctionSchema
 
 __all__ = ["ATTRIBUTE", "ToolDefinition", "definition_of", "mcp_tool", "where"]

@@ -7,7 +7,9 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from toolkit._workers import run_awaitable
+from toolkit.calls._workers import run_awaitable
+from toolkit.calls.spec import ToolSpec
+from toolkit.calls.wire import content_result
 from toolkit.context import ToolContext
 from toolkit.decorator import ToolDefinition, check_name, definition_of, where
 from toolkit.errors import ToolError
@@ -15,9 +17,7 @@ from toolkit.result import ToolResult
 from toolkit.schema import FunctionSchema
 from toolkit.schema._callable import inspect_callable
 from toolkit.schema._serialize import serialize_plain
-from toolkit.spec import ToolSpec
 from toolkit.tool import ToolRuns
-from toolkit.wire import content_result
 
 __all__ = ["FunctionTool"]
 
@@ -147,7 +147,7 @@ class FunctionTool:
             return f"FunctionTool({self._name!r})"
 
     def _repr_html_(self) -> str:
-        from toolkit._html import error_html, spec_html
+        from toolkit.views._html import error_html, spec_html
 
         try:
             return spec_html(self.spec)

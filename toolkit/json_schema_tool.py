@@ -16,9 +16,9 @@ from typing import Any
 
 import jsonschema
 
+from toolkit.calls.spec import ToolSpec
 from toolkit.context import ToolContext
 from toolkit.result import ToolResult
-from toolkit.spec import ToolSpec
 from toolkit.tool import ArgumentProblem, InvalidArguments, ProblemKind, ToolRuns
 
 __all__ = ["JsonSchemaTool", "schema_problems"]

@@ -9,24 +9,25 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from types import ModuleType
 from typing import Any, Unpack
 
-from toolkit import _auto_telemetry, _bindings, _scan
-from toolkit._sync import run_sync
+from toolkit.calls._sync import run_sync
+from toolkit.calls.invoker import Invoker
+from toolkit.calls.options import CallOptions, merge_options
+from toolkit.calls.processor import ExceptionProcessor
+from toolkit.calls.settings import RegistrySettings, SettingsFields
+from toolkit.calls.spec import ToolSpec
+from toolkit.catalog.prompts import PromptRegistry
+from toolkit.catalog.resources import ResourceRegistry
 from toolkit.context import ToolContext
 from toolkit.decorator import check_name
 from toolkit.errors import RegistrationError
 from toolkit.function_tool import FunctionTool
-from toolkit.invoker import Invoker
-from toolkit.options import CallOptions, merge_options
 from toolkit.policy import Approver, Policy
-from toolkit.processor import ExceptionProcessor
-from toolkit.prompts import PromptRegistry
-from toolkit.resources import ResourceRegistry
+from toolkit.records import _auto_telemetry
 from toolkit.result import CallRecord, ToolResult
 from toolkit.search import Searchable
-from toolkit.settings import RegistrySettings, SettingsFields
-from toolkit.spec import ToolSpec
 from toolkit.tool import Tool
-from toolkit.toolset import OnClash, Toolset
+from toolkit.toolsets import _bindings, _scan
+from toolkit.toolsets.toolset import OnClash, Toolset
 
 __all__ = ["ENTRY_POINT_GROUP", "ToolRegistry"]
 
@@ -264,7 +265,7 @@ class ToolRegistry(Searchable):
         try:
             return self._tools[name]
         except KeyError:
-            from toolkit._messages import tool_not_found
+            from toolkit.calls._messages import tool_not_found
 
             raise KeyError(tool_not_found(name, list(self._tools)).message) from None
 
@@ -321,7 +322,7 @@ class ToolRegistry(Searchable):
         return f"ToolRegistry({len(self._tools)} tools: {shown}{more})"
 
     def _repr_html_(self) -> str:
-        from toolkit._html import registry_html
+        from toolkit.views._html import registry_html
 
         return registry_html(list(self._tools.values()))
 

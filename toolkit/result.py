@@ -144,7 +144,7 @@ class ToolResult:
         return f"ToolResult({', '.join(parts)})"
 
     def _repr_html_(self) -> str:
-        from toolkit._html import error_html, result_html
+        from toolkit.views._html import error_html, result_html
 
         try:
             return result_html(self)

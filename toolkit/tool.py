@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from toolkit.calls.spec import ToolSpec
 from toolkit.context import ToolContext
 from toolkit.result import ToolResult
-from toolkit.spec import ToolSpec
 
 __all__ = ["ArgumentProblem", "InlineTool", "InvalidArguments", "Tool", "ToolRuns"]
 

@@ -13,7 +13,7 @@ import typer
 from adapters.cli._approval import TerminalApprover
 from adapters.cli._render import console, count, err_console, result_panel, spec_table
 from toolkit import CallOptions, RegistrationError, ToolRegistry, ToolSpec
-from toolkit.loader import load_registry
+from toolkit.toolsets.loader import load_registry
 
 _TARGET_HELP = (
     "Module or package (app), module:attribute (app:registry, app:build_registry), "

@@ -17,8 +17,8 @@ from rich.table import Table
 from adapters.cli._mcp_catalog import add_catalog_commands
 from adapters.mcp_client import McpClientPool, McpConfigError, token_path
 from toolkit import Approval, CallOptions, CallRequest, ToolRegistry, ToolResult
+from toolkit.calls.interaction import Elicitation
 from toolkit.errors import ToolError
-from toolkit.interaction import Elicitation
 from toolkit.result import AudioContent, Content, ImageContent, ResourceContent
 
 __all__ = ["mcp_app"]

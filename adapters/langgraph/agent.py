@@ -46,9 +46,9 @@ from adapters.langgraph._node import Node
 from adapters.langgraph.execution import ToolExecutor, ToolTask
 from adapters.langgraph.state import AgentState, usage_of
 from adapters.langgraph.tool_search import ToolSearch, search_registry
-from toolkit.options import CallOptions
+from toolkit.calls.options import CallOptions
 from toolkit.registry import ToolRegistry
-from toolkit.toolset_kinds import as_toolset
+from toolkit.toolsets.toolset_kinds import as_toolset
 
 _Graph = CompiledStateGraph[Any, Any, Any, Any]
 

@@ -24,7 +24,7 @@ from toolkit import (
     ToolResult,
     ToolSpec,
 )
-from toolkit.toolset import BaseToolset
+from toolkit.toolsets.toolset import BaseToolset
 
 __all__ = ["GraphTool", "SkillToolset", "graph_tool"]
 

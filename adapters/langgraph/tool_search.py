@@ -22,7 +22,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from toolkit import ToolRegistry, mcp_tool
-from toolkit.spec import is_valid_name
+from toolkit.calls.spec import is_valid_name
 
 __all__ = ["ToolSearch", "search_registry"]
 

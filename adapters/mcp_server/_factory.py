@@ -29,8 +29,8 @@ from adapters.mcp_server._log_relay import relay_info_records
 from adapters.mcp_server._server import build_server
 from adapters.mcp_server._settings import ServeSettings
 from adapters.sources import Sources, check_sources, open_sources, registry_for
-from toolkit.call_log import CallLog
-from toolkit.options import CallOptions
+from toolkit.calls.options import CallOptions
+from toolkit.records.call_log import CallLog
 from toolkit.registry import ToolRegistry
 from toolkit.result import CallRecord
 

@@ -18,9 +18,9 @@ from mcp_types import (
 
 from adapters.mcp_server._resources import mcp_error, wire_result
 from adapters.mcp_wire import mcp_block
+from toolkit.catalog.prompts import FunctionPrompt, PromptRegistry
+from toolkit.catalog.resources import ResourceRegistry
 from toolkit.errors import ToolError
-from toolkit.prompts import FunctionPrompt, PromptRegistry
-from toolkit.resources import ResourceRegistry
 
 __all__ = ["PromptHandlers"]
 

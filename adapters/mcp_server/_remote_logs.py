@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
-from toolkit.interaction import LOG_LEVELS
+from toolkit.calls.interaction import LOG_LEVELS
 from toolkit.registry import ToolRegistry
 
 __all__ = ["relaying_remote_logs"]

@@ -29,8 +29,8 @@ from mcp_types import (
 )
 from pydantic import BaseModel
 
+from toolkit.catalog.resources import FunctionResource, ResourceRegistry
 from toolkit.errors import ErrorCode, ToolError
-from toolkit.resources import FunctionResource, ResourceRegistry
 from toolkit.result import ResourceContent
 
 __all__ = ["ResourceHandlers", "mcp_error", "wire_result"]

@@ -27,7 +27,7 @@ from adapters.mcp_server._server import build_server
 from adapters.mcp_server._settings import ServeSettings
 from adapters.mcp_server._stdio import serve_stdio
 from adapters.sources import check_sources, open_sources, registry_for
-from toolkit.call_store import open_call_store, redact_target
+from toolkit.records.store import open_call_store, redact_target
 from toolkit.registry import ToolRegistry
 
 __all__ = ["run_workers", "serve_command"]

@@ -37,12 +37,12 @@ from adapters.mcp_server._rounds import InputRequired, Rounds, state_boundary
 from adapters.mcp_server._search_mode import SEARCH_TOOL, SearchMode
 from adapters.mcp_server._wire import tool_entry
 from adapters.mcp_wire import call_result
+from toolkit.calls.invoker import new_call_id
+from toolkit.calls.options import CallOptions
+from toolkit.calls.spec import ToolSpec
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode
-from toolkit.invoker import new_call_id
-from toolkit.options import CallOptions
 from toolkit.registry import ToolRegistry
-from toolkit.spec import ToolSpec
 
 __all__ = ["RegistryServer", "build_server"]
 

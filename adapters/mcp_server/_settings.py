@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from adapters.mcp_server._http import DEFAULT_MAX_BODY_BYTES
 from adapters.sources import SOURCES, Sources
-from toolkit.call_log import CALL_LOG_ENV
+from toolkit.records.call_log import CALL_LOG_ENV
 
 __all__ = ["Knob", "ServeSettings", "knobs"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolkit.spec import ToolSpec
+from toolkit.calls.spec import ToolSpec
 
 __all__ = ["tool_entry"]
 

@@ -12,9 +12,9 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager, context
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from toolkit.loader import load_registry
 from toolkit.registry import ToolRegistry
-from toolkit.toolset import OnClash, Toolset
+from toolkit.toolsets.loader import load_registry
+from toolkit.toolsets.toolset import OnClash, Toolset
 
 if TYPE_CHECKING:
     from adapters.http import HttpToolset

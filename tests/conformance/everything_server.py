@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolkit import PromptMessage, ToolRegistry, mcp_prompt, mcp_resource, mcp_tool
+from toolkit.calls.spec import ToolSpec
 from toolkit.context import ToolContext
 from toolkit.errors import ToolError
 from toolkit.result import (
@@ -25,7 +26,6 @@ from toolkit.result import (
     TextContent,
     ToolResult,
 )
-from toolkit.spec import ToolSpec
 
 __all__ = ["registry"]
 

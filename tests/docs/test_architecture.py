@@ -107,7 +107,7 @@ def test_the_files_the_change_table_names_exist() -> None:
 
 def test_a_new_per_call_option_touches_at_most_three_files() -> None:
     paths = _where_to_change()["a new per-call option"]
-    steps = {"toolkit/_effective.py", "toolkit/invoker.py"}  # the one or the other
+    steps = {"toolkit/calls/_effective.py", "toolkit/calls/invoker.py"}  # the one or the other
     assert len([p for p in paths if p not in steps]) + 1 <= 3
 
 
@@ -135,7 +135,7 @@ def test_every_adapter_module_has_a_layer_and_a_place_in_the_map() -> None:
 
 
 def test_the_change_table_scan_reads_paths() -> None:
-    assert PATH.findall("`toolkit/options.py` (x), `adapters/<name>/`, `ToolRegistry`") == [
-        "toolkit/options.py",
+    assert PATH.findall("`toolkit/calls/options.py` (x), `adapters/<name>/`, `ToolRegistry`") == [
+        "toolkit/calls/options.py",
         "adapters/<name>/",
     ]

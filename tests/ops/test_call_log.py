@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 
 from adapters.cli import _render, app
 from adapters.cli._calls import parse_time
+from adapters.stores.sqlite import call_log_path
 from toolkit import CallOptions, CallRecord, ToolRegistry, mcp_tool
-from toolkit._call_store_sqlite import call_log_path
-from toolkit.call_log import CallLog, read_calls
+from toolkit.records.call_log import CallLog, read_calls
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -62,7 +62,7 @@ def test_calls_made_by_another_process_show_up_in_toolkit_calls(tmp_path: Path) 
     script = textwrap.dedent(
         f"""
         from toolkit import CallOptions, ToolRegistry
-        from toolkit.call_log import CallLog
+        from toolkit.records.call_log import CallLog
         from adapters.demo.warehouse_app import registry
 
         log = CallLog({str(db)!r}, caller="worker-7").attach(registry)
@@ -295,8 +295,8 @@ def test_served_calls_are_logged_under_the_authenticated_caller(
 
 
 def test_another_database_plugs_in_by_its_url_scheme(tmp_path: Path) -> None:
-    from toolkit._call_store_sqlite import SqliteCallStore
-    from toolkit.call_store import register_call_store
+    from adapters.stores.sqlite import SqliteCallStore
+    from toolkit.records.store import register_call_store
 
     def shard(target: str, busy_timeout: float) -> SqliteCallStore:
         name = target.split("://", 1)[1]  # shard://NAME: one SQLite file per name

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from adapters.cli import _render, app
 from tests.support.postgres import PostgresCluster
 from toolkit import CallOptions, ToolRegistry, mcp_tool
-from toolkit.call_log import CallLog, read_calls
+from toolkit.records.call_log import CallLog, read_calls
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -25,7 +25,7 @@ runner = CliRunner()
 WRITER = """
 import sys
 from toolkit import CallOptions
-from toolkit.call_log import CallLog
+from toolkit.records.call_log import CallLog
 from adapters.demo.warehouse_app import registry
 
 url, host, who = sys.argv[1:4]

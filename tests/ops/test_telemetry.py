@@ -22,7 +22,7 @@ from adapters.mcp_server import ServeSettings, create_app
 from adapters.otel import CallTelemetry, instrument
 from tests.adapters.mcp_server.conftest import serving
 from toolkit import ToolRegistry, mcp_tool
-from toolkit.call_log import read_calls
+from toolkit.records.call_log import read_calls
 
 TOKEN = "otel-token-81c2"
 EXPORTER = InMemorySpanExporter()
@@ -273,7 +273,8 @@ def test_every_call_is_a_span_with_no_set_up_call() -> None:
 NO_SDK = """
 import time
 from opentelemetry import trace
-from toolkit import ToolRegistry, _auto_telemetry
+from toolkit import ToolRegistry
+from toolkit.records import _auto_telemetry
 
 looks = []
 real = trace.get_tracer_provider
@@ -299,7 +300,8 @@ print("ok")
 NO_API = """
 import sys
 sys.modules["opentelemetry"] = None  # as if opentelemetry-api were not installed
-from toolkit import ToolRegistry, _auto_telemetry
+from toolkit import ToolRegistry
+from toolkit.records import _auto_telemetry
 
 def ping() -> str:
     '''Ping.'''

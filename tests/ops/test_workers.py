@@ -18,7 +18,7 @@ import psutil
 import pytest
 
 from adapters.mcp_server import ServeSettings, create_app
-from toolkit.call_log import read_calls
+from toolkit.records.call_log import read_calls
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLKIT = Path(sys.executable).parent / "toolkit"

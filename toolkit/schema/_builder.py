@@ -30,6 +30,7 @@ from pydantic.errors import PydanticUserError
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 
+from toolkit.calls.wire import is_content_hint
 from toolkit.errors import RegistrationError
 from toolkit.schema._callable import EMPTY, CallableInfo, ParamInfo, inspect_callable
 from toolkit.schema._docstring import parse_docstring
@@ -38,7 +39,6 @@ from toolkit.schema._function_schema import FunctionSchema, _Output
 from toolkit.schema._portable import portable_hint
 from toolkit.schema._refs import inline_local_refs, strip_titles
 from toolkit.schema._serialize import AnnotationOutput, SchemaOutput
-from toolkit.wire import is_content_hint
 
 __all__ = ["build_function_schema"]
 

@@ -24,7 +24,7 @@ from toolkit import (
     ToolResult,
     mcp_tool,
 )
-from toolkit.spec import ToolSpec
+from toolkit.calls.spec import ToolSpec
 
 
 class Fatal(Exception):
