@@ -41,7 +41,8 @@ from rich.table import Table
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._load import busy, machine
-from toolkit import FunctionTool, ToolRegistry, _cpu, mcp_tool
+from toolkit import FunctionTool, ToolRegistry, mcp_tool
+from toolkit.calls import _cpu
 
 # (hint, default) pairs the generated parameters cycle through
 _TYPES = [

@@ -46,7 +46,7 @@ from toolkit import (
     ToolResult,
     mcp_tool,
 )
-from toolkit._middleware_chain import layers
+from toolkit.governance._middleware_chain import layers
 
 #: The issue's limit for three middlewares, in µs per call.
 TARGET_US = 15.0

@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._load import machine
 from toolkit import CallOptions, TextContent, ToolRegistry, mcp_tool
-from toolkit.result_budget import DEFAULT_RESULT_BUDGET, NO_BUDGET, fit_result
-from toolkit.result_store import MemoryResultStore
+from toolkit.results.budget import DEFAULT_RESULT_BUDGET, NO_BUDGET, fit_result
+from toolkit.results.store import MemoryResultStore
 
 MB = 1_000_000
 

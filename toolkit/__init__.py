@@ -7,30 +7,32 @@ typing-extensions; the adapters (LangChain, LangGraph, MCP client and server, Op
 
 import logging
 
-from toolkit._sync import run_sync as run_sync  # kept importable, not in __all__
-from toolkit.budget import Run, RunBudget
-from toolkit.cache import ResultCache
-from toolkit.caller_budget import CallerBudget
+from toolkit.calls._sync import run_sync as run_sync  # kept importable, not in __all__
+from toolkit.calls.invoker import Invoker as Invoker
+from toolkit.calls.options import CallOptions
+from toolkit.calls.processor import ExceptionProcessor
+from toolkit.calls.settings import RegistrySettings
+from toolkit.calls.spec import ToolAnnotations, ToolOptions, ToolSpec
+from toolkit.calls.spec import is_valid_name as is_valid_name
+from toolkit.calls.unset import UNSET, Unset
+from toolkit.catalog.prompts import PromptMessage, mcp_prompt
+from toolkit.catalog.prompts import PromptRegistry as PromptRegistry
+from toolkit.catalog.resources import ResourceRegistry as ResourceRegistry
+from toolkit.catalog.resources import mcp_resource
 from toolkit.context import Injected, ToolContext
 from toolkit.decorator import ToolDefinition as ToolDefinition
 from toolkit.decorator import mcp_tool
 from toolkit.errors import ErrorCode, RegistrationError, ToolError
 from toolkit.function_tool import FunctionTool as FunctionTool
-from toolkit.invoker import Invoker as Invoker
+from toolkit.governance.budget import Run, RunBudget
+from toolkit.governance.cache import ResultCache
+from toolkit.governance.caller_budget import CallerBudget
+from toolkit.governance.middleware import CallNext, Middleware, ToolCall
+from toolkit.governance.rate_limit import RateLimit
 from toolkit.json_schema_tool import JsonSchemaTool
-from toolkit.middleware import CallNext, Middleware, ToolCall
-from toolkit.object_toolset import ObjectToolset as ObjectToolset
-from toolkit.options import CallOptions
-from toolkit.pinned import PinnedTool as PinnedTool
 from toolkit.policy import Approval, Approver, CallRequest, Decision, Policy, default_policy
-from toolkit.processor import ExceptionProcessor
-from toolkit.prompts import PromptMessage, mcp_prompt
-from toolkit.prompts import PromptRegistry as PromptRegistry
-from toolkit.rate_limit import RateLimit
 from toolkit.registry import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
 from toolkit.registry import ToolRegistry
-from toolkit.resources import ResourceRegistry as ResourceRegistry
-from toolkit.resources import mcp_resource
 from toolkit.result import (
     AudioContent,
     CallRecord,
@@ -40,21 +42,21 @@ from toolkit.result import (
     TextContent,
     ToolResult,
 )
-from toolkit.settings import RegistrySettings
-from toolkit.spec import ToolAnnotations, ToolOptions, ToolSpec
-from toolkit.spec import is_valid_name as is_valid_name
 from toolkit.tool import ArgumentProblem, InvalidArguments, Tool
-from toolkit.toolset import BaseToolset as BaseToolset
-from toolkit.toolset import Toolset
-from toolkit.toolset_kinds import as_toolset
+from toolkit.toolsets.object_toolset import ObjectToolset as ObjectToolset
+from toolkit.toolsets.pinned import PinnedTool as PinnedTool
+from toolkit.toolsets.toolset import BaseToolset as BaseToolset
+from toolkit.toolsets.toolset import Toolset
+from toolkit.toolsets.toolset_kinds import as_toolset
 
 # A library only logs; the application decides where records go (no last-resort stderr output).
 logging.getLogger("toolkit").addHandler(logging.NullHandler())
 
 # What a user writes. Everything else stays importable (``toolkit.FunctionTool``,
 # ``toolkit.Invoker``…) for existing code, but is not part of the surface documented in the
-# README; adapters reach the shared event loop through ``toolkit.runtime``.
+# README; adapters reach the shared event loop through ``toolkit.calls.runtime``.
 __all__ = [
+    "UNSET",
     "Approval",
     "Approver",
     "ArgumentProblem",
@@ -93,6 +95,7 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "Toolset",
+    "Unset",
     "as_toolset",
     "default_policy",
     "mcp_prompt",

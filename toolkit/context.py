@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
-    from toolkit.interaction import ClientChannel, Elicitation, LogLevel
+    from toolkit.calls.interaction import ClientChannel, Elicitation, LogLevel
 
 __all__ = ["Injected", "LogCallback", "ProgressCallback", "ToolContext"]
 
@@ -104,7 +104,7 @@ class ToolContext:
             RuntimeError: Called from async code, which awaits :meth:`report_progress`.
         """
         if self.progress is not None:
-            from toolkit._sync import call_from_thread
+            from toolkit.calls._sync import call_from_thread
 
             call_from_thread(self.progress, progress, total, message)
 
@@ -115,7 +115,7 @@ class ToolContext:
             RuntimeError: Called from async code, which awaits :meth:`log`.
         """
         if self.client is not None:
-            from toolkit._sync import call_from_thread
+            from toolkit.calls._sync import call_from_thread
 
             call_from_thread(self.client.log, level, message, logger)
 
@@ -138,7 +138,7 @@ class ToolContext:
             schema: A flat JSON Schema object of the fields to fill in.
 
         Returns:
-            The user's :class:`~toolkit.interaction.Elicitation` (accept, decline or cancel).
+            The user's :class:`~toolkit.calls.interaction.Elicitation` (accept, decline or cancel).
 
         Raises:
             ToolError: ``DENIED`` when the client cannot ask its user (no such capability).
@@ -167,7 +167,7 @@ class ToolContext:
         Raises:
             ToolError: ``DENIED`` when the client has no model to lend (no such capability).
         """
-        from toolkit.interaction import SamplingMessage
+        from toolkit.calls.interaction import SamplingMessage
 
         messages = [SamplingMessage("user", prompt)] if isinstance(prompt, str) else list(prompt)
         return await self._channel("ask its model").sample(

@@ -12,11 +12,17 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
+from toolkit.calls.spec import (
+    NAME_PATTERN,
+    PrepareHook,
+    ToolAnnotations,
+    ToolOptions,
+    UnknownParams,
+)
 from toolkit.errors import RegistrationError
-from toolkit.spec import NAME_PATTERN, PrepareHook, ToolAnnotations, ToolOptions, UnknownParams
 
 if TYPE_CHECKING:
-    from toolkit.processor import ExceptionProcessor
+    from toolkit.calls.processor import ExceptionProcessor
     from toolkit.schema import FunctionSchema
 
 __all__ = ["ATTRIBUTE", "ToolDefinition", "definition_of", "mcp_tool", "where"]
@@ -219,7 +225,7 @@ def mcp_tool(
             few-shot calls, the MCP tool's ``_meta``).
         result_budget: Characters of the result a model reads before it is cut to its head
             and tail (the rest kept for ``read_result``); ``0`` never cuts; ``None`` (default):
-            the registry's ``result_budget``. See :mod:`toolkit.result_budget`.
+            the registry's ``result_budget``. See :mod:`toolkit.results.budget`.
 
     Raises:
         RegistrationError: The name is invalid, or the target is not a function.

@@ -7,17 +7,18 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from toolkit._workers import run_awaitable
+from toolkit.calls._workers import run_awaitable
+from toolkit.calls.examples import check_examples
+from toolkit.calls.spec import ToolSpec
+from toolkit.calls.wire import content_result
 from toolkit.context import ToolContext
 from toolkit.decorator import ToolDefinition, check_name, definition_of, where
 from toolkit.errors import ToolError
-from toolkit.examples import check_examples
 from toolkit.result import ToolResult
 from toolkit.schema import FunctionSchema
 from toolkit.schema._callable import inspect_callable
 from toolkit.schema._serialize import serialize_plain
-from toolkit.spec import ToolSpec
-from toolkit.wire import content_result
+from toolkit.tool import ToolRuns
 
 __all__ = ["FunctionTool"]
 
@@ -61,6 +62,11 @@ class FunctionTool:
     def is_async(self) -> bool:
         """Whether the function is a coroutine function."""
         return self._is_async
+
+    @property
+    def runs(self) -> ToolRuns:
+        """``"async"`` for a coroutine function, else ``"sync"``."""
+        return "async" if self._is_async else "sync"
 
     @property
     def schema(self) -> FunctionSchema:
@@ -146,7 +152,7 @@ class FunctionTool:
             return f"FunctionTool({self._name!r})"
 
     def _repr_html_(self) -> str:
-        from toolkit._html import error_html, spec_html
+        from toolkit.views._html import error_html, spec_html
 
         try:
             return spec_html(self.spec)

@@ -16,10 +16,10 @@ from typing import Any
 
 import jsonschema
 
+from toolkit.calls.spec import ToolSpec
 from toolkit.context import ToolContext
 from toolkit.result import ToolResult
-from toolkit.spec import ToolSpec
-from toolkit.tool import ArgumentProblem, InvalidArguments, ProblemKind
+from toolkit.tool import ArgumentProblem, InvalidArguments, ProblemKind, ToolRuns
 
 __all__ = ["JsonSchemaTool", "schema_problems"]
 
@@ -50,6 +50,10 @@ class JsonSchemaTool(ABC):
     validator is built once per instance from the spec's input schema (its ``$schema`` picks
     the draft; 2020-12 when absent). Arguments are returned unchanged when valid.
     """
+
+    #: Such a tool waits on a peer (a server, an endpoint, a graph) and keeps its own deadlines;
+    #: a subclass that runs locally says ``"async"``.
+    runs: ToolRuns = "remote"
 
     @property
     @abstractmethod

@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from toolkit.calls.spec import ToolSpec
 from toolkit.context import ToolContext
-from toolkit.spec import ToolSpec
 
 __all__ = ["Approval", "Approver", "CallRequest", "Decision", "Policy", "default_policy"]
 

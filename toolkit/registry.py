@@ -9,26 +9,27 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from types import ModuleType
 from typing import Any, Unpack
 
-from toolkit import _auto_telemetry, _bindings, _scan
-from toolkit._sync import run_sync
+from toolkit.calls._sync import run_sync
+from toolkit.calls.invoker import Invoker
+from toolkit.calls.options import CallOptions, merge_options
+from toolkit.calls.processor import ExceptionProcessor
+from toolkit.calls.settings import RegistrySettings, SettingsFields
+from toolkit.calls.spec import ToolSpec
+from toolkit.catalog.prompts import PromptRegistry
+from toolkit.catalog.resources import ResourceRegistry
 from toolkit.context import ToolContext
 from toolkit.decorator import check_name
 from toolkit.errors import RegistrationError
 from toolkit.function_tool import FunctionTool
-from toolkit.invoker import Invoker
-from toolkit.options import CallOptions, merge_options
+from toolkit.governance.run_scope import RunScopes
 from toolkit.policy import Approver, Policy
-from toolkit.processor import ExceptionProcessor
-from toolkit.prompts import PromptRegistry
-from toolkit.resources import ResourceRegistry
+from toolkit.records import _auto_telemetry
 from toolkit.result import CallRecord, ToolResult
-from toolkit.result_reader import offer_reader
-from toolkit.run_scope import RunScopes
+from toolkit.results.reader import offer_reader
 from toolkit.search import Searchable
-from toolkit.settings import RegistrySettings, SettingsFields
-from toolkit.spec import ToolSpec
 from toolkit.tool import Tool
-from toolkit.toolset import OnClash, Toolset
+from toolkit.toolsets import _bindings, _scan
+from toolkit.toolsets.toolset import OnClash, Toolset
 
 __all__ = ["ENTRY_POINT_GROUP", "ToolRegistry"]
 
@@ -270,7 +271,7 @@ class ToolRegistry(Searchable, RunScopes):
         try:
             return self._tools[name]
         except KeyError:
-            from toolkit._messages import tool_not_found
+            from toolkit.calls._messages import tool_not_found
 
             raise KeyError(tool_not_found(name, list(self._tools)).message) from None
 
@@ -327,7 +328,7 @@ class ToolRegistry(Searchable, RunScopes):
         return f"ToolRegistry({len(self._tools)} tools: {shown}{more})"
 
     def _repr_html_(self) -> str:
-        from toolkit._html import registry_html
+        from toolkit.views._html import registry_html
 
         return registry_html(list(self._tools.values()))
 
@@ -353,9 +354,6 @@ class ToolRegistry(Searchable, RunScopes):
         *,
         options: CallOptions | None = None,
         call_id: str | None = None,
-        approver: Approver | None = None,
-        policy: Policy | None = None,
-        propagate: tuple[type[BaseException], ...] = (),
     ) -> ToolResult:
         """Call a tool the way a model would; failures come back as error results.
 
@@ -364,23 +362,13 @@ class ToolRegistry(Searchable, RunScopes):
             arguments: A dict, or a JSON object as a string.
             context: Caller data the model cannot see or set.
             options: Every per-call option in one value (see :class:`CallOptions`): policy,
-                approver, propagate, timeout, on_record, hide_denied.
+                approver, propagate, timeout, on_record, hide_denied, caller.
             call_id: The model's tool-call id (default: a fresh correlation id).
-            approver: Deprecated: use ``options=CallOptions(approver=...)``.
-            policy: Deprecated: use ``options=CallOptions(policy=...)``.
-            propagate: Deprecated: use ``options=CallOptions(propagate=...)``.
 
         Returns:
             The result; ``is_error`` and ``error.code`` tell a failure.
         """
-        merged = merge_options(
-            options,
-            context=context,
-            call_id=call_id,
-            approver=approver,
-            policy=policy,
-            propagate=propagate,
-        )
+        merged = merge_options(options, context=context, call_id=call_id)
         return await self.invoker.call(name, arguments, merged)
 
     def call_sync(
@@ -391,9 +379,6 @@ class ToolRegistry(Searchable, RunScopes):
         *,
         options: CallOptions | None = None,
         call_id: str | None = None,
-        approver: Approver | None = None,
-        policy: Policy | None = None,
-        propagate: tuple[type[BaseException], ...] = (),
     ) -> ToolResult:
         """:meth:`call` for code without an event loop (safe inside Jupyter's loop too).
 
@@ -401,14 +386,7 @@ class ToolRegistry(Searchable, RunScopes):
         in this thread (in a worker thread when a timeout applies), anything else runs on a
         shared background loop.
         """
-        merged = merge_options(
-            options,
-            context=context,
-            call_id=call_id,
-            approver=approver,
-            policy=policy,
-            propagate=propagate,
-        )
+        merged = merge_options(options, context=context, call_id=call_id)
         return self.invoker.call_sync(name, arguments, merged)
 
     async def call_many(
@@ -417,9 +395,6 @@ class ToolRegistry(Searchable, RunScopes):
         context: ToolContext | None = None,
         *,
         options: CallOptions | None = None,
-        approver: Approver | None = None,
-        policy: Policy | None = None,
-        propagate: tuple[type[BaseException], ...] = (),
         limit: int | None = None,
     ) -> list[ToolResult]:
         """Run calls concurrently, each isolated from the others' failures.
@@ -428,9 +403,6 @@ class ToolRegistry(Searchable, RunScopes):
             calls: ``(name, arguments)`` or ``(name, arguments, call_id)`` tuples.
             context: Shared caller data (each call gets its own copy).
             options: As in :meth:`call` (a ``call_id`` in a tuple wins over the options').
-            approver: Deprecated: use ``options=CallOptions(approver=...)``.
-            policy: Deprecated: use ``options=CallOptions(policy=...)``.
-            propagate: Deprecated: use ``options=CallOptions(propagate=...)``.
             limit: At most this many at once (default: all).
 
         Returns:
@@ -438,9 +410,7 @@ class ToolRegistry(Searchable, RunScopes):
         """
         import anyio
 
-        shared = merge_options(
-            options, context=context, approver=approver, policy=policy, propagate=propagate
-        )
+        shared = merge_options(options, context=context)
         results: list[ToolResult | None] = [None] * len(calls)
         gate = anyio.Semaphore(limit) if limit else None
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from toolkit.errors import ErrorCode, ToolError
 
 if TYPE_CHECKING:
-    from toolkit.result_budget import ResultCut
+    from toolkit.results.budget import ResultCut
 
 __all__ = [
     "AudioContent",
@@ -152,7 +152,7 @@ class ToolResult:
         return f"ToolResult({', '.join(parts)})"
 
     def _repr_html_(self) -> str:
-        from toolkit._html import error_html, result_html
+        from toolkit.views._html import error_html, result_html
 
         try:
             return result_html(self)
@@ -184,6 +184,8 @@ class CallRecord:
         full_size: Characters of the full result when it was cut to fit the model's budget
             (the model read less; the full text was kept for ``read_result``); ``None`` when
             the model read it whole.
+        caller: Who made the call (``CallOptions.caller``), if the caller said.
+        peer: The network address the call came from (``CallOptions.peer``), if any.
     """
 
     call_id: str
@@ -204,6 +206,9 @@ class CallRecord:
         """Whether the result was cut to fit the model's budget."""
         return self.full_size is not None
 
+    caller: str | None = None
+    peer: str | None = None
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data."""
         out = {
@@ -223,6 +228,10 @@ class CallRecord:
             out["answered_by"] = self.answered_by
         if self.full_size is not None:
             out["full_size"] = self.full_size
+        if self.caller is not None:
+            out["caller"] = self.caller
+        if self.peer is not None:
+            out["peer"] = self.peer
         return out
 
     def __str__(self) -> str:

@@ -5,11 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from toolkit.calls.spec import ToolSpec
 from toolkit.context import ToolContext
 from toolkit.result import ToolResult
-from toolkit.spec import ToolSpec
 
-__all__ = ["ArgumentProblem", "InvalidArguments", "Tool"]
+__all__ = ["ArgumentProblem", "InlineTool", "InvalidArguments", "Tool", "ToolRuns"]
+
+#: How a tool runs, as the tool says through :attr:`Tool.runs`:
+#: ``"sync"`` a blocking local function (the sync entry point runs it in the caller's thread
+#: with :meth:`InlineTool.call_inline`, the async one in a worker thread); ``"async"`` a local
+#: coroutine on the caller's loop; ``"remote"`` a tool that waits on a peer and keeps its own
+#: deadlines (the registry's default timeout does not apply; the call's and the tool's do).
+ToolRuns = Literal["sync", "async", "remote"]
 
 ProblemKind = Literal["missing", "type", "value", "unknown", "injected", "other"]
 
@@ -56,6 +63,11 @@ class Tool(Protocol):
         """The spec every sink sees."""
         ...
 
+    @property
+    def runs(self) -> ToolRuns:
+        """How the tool runs (see :data:`ToolRuns`); the invoker asks this, never the type."""
+        ...
+
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Validate (and coerce) arguments, or raise :class:`InvalidArguments`."""
         ...
@@ -66,4 +78,13 @@ class Tool(Protocol):
 
     def renamed(self, name: str) -> Tool:
         """The same tool under another registry name (a prefix, a namespace)."""
+        ...
+
+
+@runtime_checkable
+class InlineTool(Tool, Protocol):
+    """A tool whose :attr:`~Tool.runs` is ``"sync"``: it can run in the calling thread."""
+
+    def call_inline(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        """Run right here, blocking, with validated arguments."""
         ...

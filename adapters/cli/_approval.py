@@ -22,7 +22,7 @@ import click
 
 from adapters.cli._render import err_console
 from toolkit import Approval, CallRequest
-from toolkit.interaction import Elicitation
+from toolkit.calls.interaction import Elicitation
 
 __all__ = ["TerminalApprover"]
 

@@ -14,7 +14,7 @@ import typer
 from rich.table import Table
 
 from adapters.cli._render import console, count, err_console
-from toolkit.call_log import CALL_LOG_ENV, LoggedCall, display_target, read_calls
+from toolkit.records.call_log import CALL_LOG_ENV, LoggedCall, display_target, read_calls
 
 __all__ = ["calls_command", "parse_time"]
 

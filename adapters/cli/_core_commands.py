@@ -14,7 +14,7 @@ from adapters.cli._approval import TerminalApprover
 from adapters.cli._check import problems as check_problems
 from adapters.cli._render import console, count, err_console, result_panel, spec_table
 from toolkit import CallOptions, RegistrationError, ToolRegistry
-from toolkit.loader import load_registry
+from toolkit.toolsets.loader import load_registry
 
 _TARGET_HELP = (
     "Module or package (app), module:attribute (app:registry, app:build_registry), "

@@ -27,7 +27,7 @@ from adapters.demo.warehouse_app import build_registry
 from adapters.langgraph import RunSummary, async_checkpointer, build_agent, is_tool_event
 from adapters.mcp_client import McpClientPool, McpServerConfig
 from toolkit import CallRecord, ToolError, ToolRegistry
-from toolkit.call_store import display_target
+from toolkit.records.store import display_target
 
 __all__ = ["DemoOptions", "run_demo"]
 

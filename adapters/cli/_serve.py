@@ -1,123 +1,61 @@
-"""``toolkit serve``: the typer front end of :func:`adapters.mcp_server.serve_command`."""
+"""``toolkit serve``: the typer front end of :func:`adapters.mcp_server.serve_command`.
+
+Its options are not written here: each is a field of :class:`adapters.mcp_server.ServeSettings`
+that carries its flag and help, and :func:`serve_cli`'s signature is built from those fields.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated
+import dataclasses
+import inspect
+import typing
+from typing import Annotated, Any
 
 import typer
 
-from adapters.mcp_server import serve_command
+from adapters.mcp_server import ServeSettings, serve_command
+from adapters.mcp_server._settings import knobs
 
 __all__ = ["app", "serve_cli"]
 
 
-def serve_cli(
-    target: Annotated[
-        str | None, typer.Argument(help="Module, package, module:attribute or file.")
-    ] = None,
-    transport: Annotated[
-        str, typer.Option(help="stdio (for desktop clients) or http (streamable HTTP at /mcp).")
-    ] = "stdio",
-    host: Annotated[str, typer.Option(help="HTTP bind address.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="HTTP port.")] = 8000,
-    token_env: Annotated[
-        str | None, typer.Option(help="Env variable holding the bearer token clients must send.")
-    ] = None,
-    config: Annotated[
-        Path | None, typer.Option(help="MCP config file whose servers' tools are served too.")
-    ] = None,
-    name: Annotated[str | None, typer.Option(help="Server name shown to clients.")] = None,
-    page_size: Annotated[int | None, typer.Option(help="Tools per tools/list page.")] = None,
-    stateful: Annotated[
-        bool, typer.Option(help="Keep HTTP sessions (default: stateless).")
-    ] = False,
-    allow_host: Annotated[
-        list[str] | None, typer.Option(help="Extra accepted Host header (repeatable).")
-    ] = None,
-    workers: Annotated[
-        int, typer.Option(help="HTTP worker processes (stateless HTTP; one per core).")
-    ] = 1,
-    call_log: Annotated[
-        str | None,
-        typer.Option(
-            help="SQLite file or postgresql:// URL every call is written to (toolkit calls)."
-        ),
-    ] = None,
-    metrics: Annotated[
-        bool, typer.Option("--metrics", help="Prometheus metrics at /metrics (HTTP).")
-    ] = False,
-    http_tools: Annotated[
-        Path | None, typer.Option(help="File of HTTP endpoint tools ({'httpTools': ...}).")
-    ] = None,
-    allow_destructive: Annotated[
-        list[str] | None,
-        typer.Option(help="Run this tool needing approval without asking (repeatable; * = all)."),
-    ] = None,
-    callers: Annotated[
-        Path | None, typer.Option(help="File mapping bearer tokens to callers (HTTP).")
-    ] = None,
-    tool_search: Annotated[
-        int | None,
-        typer.Option(
-            metavar="K",
-            help="List a search tool and a call tool, plus the K most used tools (0: none), "
-            "instead of every tool.",
-        ),
-    ] = None,
-    search_embedder: Annotated[
-        str | None,
-        typer.Option(
-            metavar="MODULE:ATTR",
-            help="Rank --tool-search by meaning too: a function from texts to vectors (or a "
-            "function without arguments that returns one), e.g. myapp.search:embed.",
-        ),
-    ] = None,
-    budget: Annotated[
-        str | None,
-        typer.Option(
-            metavar="LIMITS",
-            help="Each caller's budget per window, e.g. calls=100,repeats=3,window=60 "
-            "(see docs/middleware.md).",
-        ),
-    ] = None,
-    rate_limit: Annotated[
-        str | None,
-        typer.Option(
-            metavar="LIMITS",
-            help="Calls per caller and per tool in a window, e.g. caller=60,tool.search=10,"
-            "window=60.",
-        ),
-    ] = None,
-) -> None:
+def _parameter(name: str, flag: str, help: str, metavar: str | None, hint: Any) -> Any:
+    """One typer parameter for a field: its flag, help and type (a tuple is a repeated option)."""
+    default = next(f.default for f in dataclasses.fields(ServeSettings) if f.name == name)
+    if typing.get_origin(hint) is tuple:
+        hint, default = list[str] | None, None
+    elif typing.get_origin(hint) is typing.Literal:  # serve_command says what to give
+        hint, metavar = str, metavar or "|".join(typing.get_args(hint))
+    info: Any = (
+        typer.Argument(help=help, metavar=flag)
+        if not flag.startswith("--")
+        else typer.Option(flag, help=help, metavar=metavar)
+    )
+    return inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[hint, info]
+    )
+
+
+def serve_cli(**given: Any) -> None:
     """Serve the tools of TARGET as an MCP server."""
+    values: dict[str, Any] = {k: tuple(v or ()) if k in _REPEATED else v for k, v in given.items()}
+    settings = ServeSettings(**values)
     try:
-        serve_command(
-            target,
-            transport,  # type: ignore[arg-type]  # checked by serve_command
-            host,
-            port,
-            token_env,
-            config,
-            name=name,
-            page_size=page_size,
-            stateless=not stateful,
-            allowed_hosts=tuple(allow_host or ()),
-            workers=workers,
-            call_log=call_log,
-            metrics=metrics,
-            http_tools=http_tools,
-            allow_destructive=tuple(allow_destructive or ()),
-            callers=callers,
-            tool_search=tool_search,
-            search_embedder=search_embedder,
-            budget=budget,
-            rate_limit=rate_limit,
-        )
+        serve_command(settings)
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
 
+
+_PARAMETERS = [
+    _parameter(knob.name, knob.flag, knob.help, knob.metavar, hint)
+    for knob, hint in knobs()
+    if knob.flag is not None
+]
+#: Fields given as a repeated option (a list, or ``None`` when not given) and kept as tuples.
+_REPEATED = frozenset(knob.name for knob, hint in knobs() if typing.get_origin(hint) is tuple)
+serve_cli.__signature__ = inspect.Signature(_PARAMETERS)  # type: ignore[attr-defined]
+serve_cli.__annotations__ = {p.name: p.annotation for p in _PARAMETERS} | {"return": None}
 
 #: A typer app with the single ``serve`` command, for mounting in the ``toolkit`` CLI.
 app = typer.Typer(add_completion=False, no_args_is_help=True)

@@ -9,9 +9,9 @@ from typing import Any
 from urllib.parse import quote
 
 from adapters.http._config import HttpToolConfig, expand
+from toolkit.catalog.path_values import path_value_problem
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode, ToolError
-from toolkit.path_values import path_value_problem
 
 __all__ = ["BuiltRequest", "build_request"]
 

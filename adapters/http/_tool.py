@@ -20,11 +20,11 @@ from adapters.http._request import BuiltRequest, build_request
 from adapters.http._template import ResponseTemplate
 from adapters.network import HostNotFoundError, NetworkPolicy, NetworkPolicyError
 from toolkit import JsonSchemaTool
+from toolkit.calls.spec import ToolAnnotations, ToolOptions, ToolSpec
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode, ToolError
+from toolkit.records.wire_log import log_exchange, wire_log_enabled
 from toolkit.result import ToolResult
-from toolkit.spec import ToolAnnotations, ToolOptions, ToolSpec
-from toolkit.wire_log import log_exchange, wire_log_enabled
 
 __all__ = ["HttpTool"]
 

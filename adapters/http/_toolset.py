@@ -20,7 +20,7 @@ from adapters.http._tool import HttpTool
 from adapters.network import NetworkPolicy
 from toolkit.registry import ToolRegistry
 from toolkit.tool import Tool
-from toolkit.toolset import BaseToolset
+from toolkit.toolsets.toolset import BaseToolset
 from toolkit.views import html_safe, html_table
 
 __all__ = ["HttpToolset", "load_http_file"]

@@ -38,7 +38,6 @@ from toolkit import (
     CallOptions,
     CallRequest,
     ErrorCode,
-    Policy,
     ToolContext,
     ToolError,
 )
@@ -169,7 +168,6 @@ def call_options(
     *,
     context: ToolContext,
     call_id: str | None,
-    policy: Policy | None,
     base: CallOptions | None = None,
 ) -> CallOptions:
     """The :class:`~toolkit.CallOptions` of a call made from LangChain or a LangGraph graph.
@@ -180,7 +178,6 @@ def call_options(
         config: The call's ``RunnableConfig``.
         context: The call's context.
         call_id: The model's tool-call id.
-        policy: A policy for the call (``None``: ``base``'s, else the registry's).
         base: Options the application set for every call of these tools.
     """
     start = base or CallOptions()
@@ -188,7 +185,6 @@ def call_options(
     return start.replace(
         context=context,
         call_id=call_id or start.call_id,
-        policy=policy or start.policy,
         propagate=(*start.propagate, GraphBubbleUp),
         approver=_graph_approver(config) if in_a_graph and config else start.approver,
     )

@@ -24,7 +24,7 @@ from langgraph.types import interrupt
 
 from adapters.langchain.graph_config import graph_checkpointer
 from toolkit import ErrorCode, ToolError
-from toolkit.interaction import Elicitation, LogLevel, SamplingMessage
+from toolkit.calls.interaction import Elicitation, LogLevel, SamplingMessage
 
 __all__ = ["InterruptChannel", "elicitation_payload", "to_elicitation"]
 
@@ -81,7 +81,7 @@ def to_elicitation(value: Any, schema: Mapping[str, Any]) -> Elicitation:
 
 
 class InterruptChannel:
-    """A :class:`toolkit.interaction.ClientChannel` for a tool called inside a graph run.
+    """A :class:`toolkit.calls.interaction.ClientChannel` for a tool called inside a graph run.
 
     The channel may be used on another thread or event loop than the graph task (sync tools
     run their calls on a shared loop), so it carries the run's config with it.

@@ -11,6 +11,7 @@ from langchain_core.messages.content import (
     create_text_block,
 )
 
+from toolkit.calls.wire import model_content, resource_text
 from toolkit.result import (
     AudioContent,
     Content,
@@ -19,7 +20,6 @@ from toolkit.result import (
     TextContent,
     ToolResult,
 )
-from toolkit.wire import model_content, resource_text
 
 __all__ = ["result_artifact", "result_content", "to_block", "to_tool_message"]
 
@@ -39,7 +39,7 @@ def to_block(block: Content) -> dict[str, Any]:
 
 
 def result_content(result: ToolResult) -> str | list[str | dict[str, Any]]:
-    """What the model reads (the core's :func:`~toolkit.wire.model_content`), as LangChain blocks.
+    """What the model reads (the core's :func:`~toolkit.calls.wire.model_content`), as LangChain blocks.
 
     A failure's text is the processor's message, which says it is an error: providers such
     as OpenAI never see ``ToolMessage.status``.

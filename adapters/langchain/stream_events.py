@@ -27,7 +27,7 @@ from langchain_core.runnables.config import var_child_runnable_config
 
 from adapters.langchain.graph_config import graph_runtime
 from toolkit import ToolContext
-from toolkit.interaction import ClientChannel, Elicitation, LogLevel, SamplingMessage
+from toolkit.calls.interaction import ClientChannel, Elicitation, LogLevel, SamplingMessage
 
 __all__ = ["ToolEvent", "is_tool_event", "with_stream_events"]
 
@@ -68,7 +68,7 @@ def _text(data: Any) -> str:
 
 
 class _StreamedChannel:
-    """A :class:`~toolkit.interaction.ClientChannel` that also streams log records."""
+    """A :class:`~toolkit.calls.interaction.ClientChannel` that also streams log records."""
 
     def __init__(self, inner: ClientChannel | None, emit: Callable[[ToolEvent], None]) -> None:
         self._inner = inner

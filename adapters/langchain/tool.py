@@ -31,7 +31,7 @@ from adapters.langchain.injection import (
 )
 from adapters.langchain.messages import result_content, to_tool_message
 from adapters.langchain.stream_events import with_stream_events
-from toolkit import CallOptions, Policy, Tool, ToolContext, ToolRegistry, ToolResult
+from toolkit import CallOptions, Tool, ToolContext, ToolRegistry, ToolResult
 
 __all__ = ["RegistryTool", "build_context", "to_langchain_tools"]
 
@@ -115,7 +115,6 @@ class RegistryTool(BaseTool):
 
     registry: Any = Field(exclude=True)
     context_keys: Any = None
-    policy: Any = None
     options: Any = Field(default=None, exclude=True)
     func: Any = Field(default=None, exclude=True)
     injections: list[Injection] = Field(default_factory=list, exclude=True)
@@ -128,7 +127,6 @@ class RegistryTool(BaseTool):
         tool: Tool,
         *,
         context_keys: ContextKeys | None = None,
-        policy: Policy | None = None,
         options: CallOptions | None = None,
     ) -> RegistryTool:
         """Wrap ``tool`` (registered in ``registry``) for LangChain."""
@@ -144,7 +142,6 @@ class RegistryTool(BaseTool):
             args_schema=schema,
             registry=registry,
             context_keys=context_keys,
-            policy=policy,
             options=options,
             func=_signature_holder(declared),
             injections=injections,
@@ -191,9 +188,7 @@ class RegistryTool(BaseTool):
             context_keys=self.context_keys,
             tool=self.name,
         )
-        options = call_options(
-            config, context=context, call_id=call_id, policy=self.policy, base=self.options
-        )
+        options = call_options(config, context=context, call_id=call_id, base=self.options)
         return kwargs, options
 
     def _answer(self, result: ToolResult) -> ToolMessage | str | list[Any]:
@@ -217,7 +212,6 @@ def to_langchain_tools(
     names: Collection[str] | None = None,
     tags: Collection[str] | None = None,
     context_keys: ContextKeys | None = None,
-    policy: Policy | None = None,
     options: CallOptions | None = None,
 ) -> list[RegistryTool]:
     """The registry's tools as LangChain tools.
@@ -229,16 +223,14 @@ def to_langchain_tools(
         context_keys: Caller values for ``ToolContext.values``, picked from the graph's
             runtime context, then ``config["configurable"]``: names, or
             ``{context_key: source_key}``. Nothing else from the runtime is passed on.
-        policy: Decide allow / deny / ask for these calls instead of the registry's policy.
-        options: :class:`~toolkit.CallOptions` for every call (timeout, record hook…).
+        options: :class:`~toolkit.CallOptions` for every call (a policy instead of the
+            registry's, a timeout, a record hook…).
 
     Returns:
         One :class:`RegistryTool` per tool, in registry order.
     """
     selected = registry.filter(names=names, tags=tags) if names or tags else registry
     return [
-        RegistryTool.from_tool(
-            registry, tool, context_keys=context_keys, policy=policy, options=options
-        )
+        RegistryTool.from_tool(registry, tool, context_keys=context_keys, options=options)
         for tool in selected
     ]

@@ -25,7 +25,7 @@ from langchain_core.messages import AIMessage
 
 from adapters.langgraph.state import usage_of
 from toolkit import Run, RunBudget
-from toolkit.budget import current_run
+from toolkit.governance.budget import current_run
 
 __all__ = ["AgentRuns", "Turn", "budget_note"]
 

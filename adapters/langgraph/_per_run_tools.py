@@ -1,7 +1,7 @@
 """The tools a run offers its model: those its caller may see, as each tool prepares them.
 
 A model is offered only what its caller may call. At each model call the agent asks the
-policy (the agent's, else its options', else the registry's), with the run's caller context
+policy (the agent's options', else the registry's), with the run's caller context
 (the same ``ToolContext.values`` its tool calls get) and no arguments, which tools that caller
 may see, as the MCP server does for its clients (``registry.visible_names``): a denied tool is
 not offered, costs no tokens and invites no denied call. A tool's ``prepare`` hook
@@ -22,8 +22,8 @@ from langchain_core.runnables import RunnableConfig
 
 from adapters.langchain.injection import ContextKeys
 from adapters.langchain.tool import RegistryTool, build_context, to_langchain_tools
-from toolkit import CallOptions, Policy, ToolContext, ToolRegistry, ToolSpec
-from toolkit.runtime import run_sync
+from toolkit import CallOptions, ToolContext, ToolRegistry, ToolSpec
+from toolkit.calls.runtime import run_sync
 
 __all__ = ["Choice", "PerRunTools"]
 
@@ -49,8 +49,7 @@ class PerRunTools:
 
     Args:
         registry: The agent's registry.
-        policy: The agent's policy, if it was given one.
-        options: The agent's call options (their policy, if any, comes next).
+        options: The agent's call options (their policy, if any, else the registry's).
         context_keys: Which caller values the tools' context gets.
         extra: The agent's own tools (the tool search), offered with prepared ones.
     """
@@ -59,14 +58,13 @@ class PerRunTools:
         self,
         registry: ToolRegistry,
         *,
-        policy: Policy | None,
         options: CallOptions | None,
         context_keys: ContextKeys | None,
         extra: ToolRegistry | None = None,
     ) -> None:
         self.registry = registry
         self.extra = extra
-        self.policy = policy or (options.policy if options is not None else None)
+        self.policy = options.policy if options is not None else None
         self.context_keys = context_keys
 
     def choose(self, offered: Sequence[str] | None, config: RunnableConfig) -> Choice:

@@ -50,11 +50,10 @@ from adapters.langgraph._prompt import SystemPrompt
 from adapters.langgraph.execution import ToolExecutor, ToolTask
 from adapters.langgraph.state import AgentState, usage_of
 from adapters.langgraph.tool_search import ToolSearch, search_registry
-from toolkit.budget import RunBudget
-from toolkit.options import CallOptions
-from toolkit.policy import Policy
+from toolkit.calls.options import CallOptions
+from toolkit.governance.budget import RunBudget
 from toolkit.registry import ToolRegistry
-from toolkit.toolset_kinds import as_toolset
+from toolkit.toolsets.toolset_kinds import as_toolset
 
 _Graph = CompiledStateGraph[Any, Any, Any, Any]
 #: What the model reads of the thread: ``window(messages) -> messages`` (e.g. a trim).
@@ -140,9 +139,7 @@ class _Turns:
         self.model = model
         self.runs = runs
         self.direct = direct or DirectTools(registry)
-        self.per_run = per_run or PerRunTools(
-            registry, policy=None, options=None, context_keys=context_keys
-        )
+        self.per_run = per_run or PerRunTools(registry, options=None, context_keys=context_keys)
         self.search = search
         self._offers: dict[tuple[str, ...], Runnable[LanguageModelInput, BaseMessage]] = {}
         self.registry = registry
@@ -323,7 +320,6 @@ def _graph(
     loop: bool,
     system_prompt: str | None,
     max_iterations: int | None,
-    policy: Policy | None,
     context_keys: ContextKeys | None,
     checkpointer: Checkpointer,
     name: str,
@@ -338,7 +334,7 @@ def _graph(
     extra = search_registry(registry, search) if search is not None else None
     runs = AgentRuns(budget)
     executor = ToolExecutor(
-        registry, context_keys=context_keys, policy=policy, extra=extra, options=options, runs=runs
+        registry, context_keys=context_keys, extra=extra, options=options, runs=runs
     )
     turns = _Turns(
         model,
@@ -351,9 +347,7 @@ def _graph(
         runs=runs,
         direct=DirectTools(registry, return_direct),
         window=window,
-        per_run=PerRunTools(
-            registry, policy=policy, options=options, context_keys=context_keys, extra=extra
-        ),
+        per_run=PerRunTools(registry, options=options, context_keys=context_keys, extra=extra),
     )
     builder = StateGraph(AgentState)
     builder.add_node("model", _model_node(turns))
@@ -374,7 +368,6 @@ def build_agent(
     *,
     system_prompt: str | None = None,
     max_iterations: int = 10,
-    policy: Policy | None = None,
     checkpointer: Checkpointer = None,
     context_keys: ContextKeys | None = None,
     name: str = "agent",
@@ -399,12 +392,6 @@ def build_agent(
             are filled per run from the state, the run's context and ``configurable`` (a
             missing name raises ``PromptValueMissing``; ``{{``/``}}`` are literal braces).
         max_iterations: Model turns with tool calls before the final tool-less call.
-        policy: Decides allow / deny / ask for each call (default: the registry's policy,
-            which asks before destructive tools). ``"ask"`` pauses the graph with
-            ``interrupt()``; resume with ``Command(resume="approve" | "reject" |
-            {"action": "edit", "arguments": {...}})``. Without a ``checkpointer`` the
-            graph could never resume, so such a call is answered ``DENIED`` with the reason
-            (how to allow it) and the run goes on.
         checkpointer: Saves the state between steps: needed for approvals and for
             conversations over several user turns (``iterations``, ``tool_calls`` and
             ``usage`` then describe the latest turn; ``messages`` keep the whole thread).
@@ -416,9 +403,13 @@ def build_agent(
             (whose finds are offered from the next step on). An int is ``k``; a
             :class:`ToolSearch` sets more. A call to a tool not offered still runs through
             the registry. See ``docs/search.md``.
-        options: :class:`~toolkit.CallOptions` for every tool call (a timeout, an
-            ``on_record`` hook, a policy...); ``policy`` above wins over its policy, and inside
-            the graph ``"ask"`` is always answered through ``interrupt()``.
+        options: :class:`~toolkit.CallOptions` for every tool call: a timeout, an
+            ``on_record`` hook, a ``policy`` deciding allow / deny / ask for each call
+            (default: the registry's policy, which asks before destructive tools). Inside the
+            graph ``"ask"`` pauses it with ``interrupt()``; resume with
+            ``Command(resume="approve" | "reject" | {"action": "edit", "arguments": {...}})``.
+            Without a ``checkpointer`` the graph could never resume, so such a call is
+            answered ``DENIED`` with the reason (how to allow it) and the run goes on.
         budget: Limits of each user turn (:class:`~toolkit.RunBudget`): tool calls (nested
             ones included), calls per tool, repeats of one call, seconds, model calls and
             tokens (from the model's usage). A tool call past a limit is answered
@@ -447,7 +438,6 @@ def build_agent(
         loop=True,
         system_prompt=system_prompt,
         max_iterations=max_iterations,
-        policy=policy,
         context_keys=context_keys,
         checkpointer=checkpointer,
         name=name,
@@ -464,7 +454,6 @@ def single_turn_node(
     tools: ToolRegistry | Sequence[Any],
     *,
     system_prompt: str | None = None,
-    policy: Policy | None = None,
     context_keys: ContextKeys | None = None,
     name: str = "single_turn",
     options: CallOptions | None = None,
@@ -479,12 +468,11 @@ def single_turn_node(
         model: A chat model that supports ``bind_tools``.
         tools: A ``ToolRegistry``, or tools / functions to put in a new one.
         system_prompt: Prepended to the conversation for the model call.
-        policy: Decides allow / deny / ask for each call (default: the registry's).
         context_keys: Caller values for ``ToolContext.values``.
         name: The node's name.
         options: :class:`~toolkit.CallOptions` for every tool call (a timeout, an
-            ``on_record`` hook, a policy...); ``policy`` above wins over its policy, and inside
-            the graph ``"ask"`` is always answered through ``interrupt()``.
+            ``on_record`` hook, a policy instead of the registry's...); inside the graph
+            ``"ask"`` is always answered through ``interrupt()``.
     """
     return _graph(
         model,
@@ -492,7 +480,6 @@ def single_turn_node(
         loop=False,
         system_prompt=system_prompt,
         max_iterations=None,
-        policy=policy,
         context_keys=context_keys,
         checkpointer=None,
         name=name,

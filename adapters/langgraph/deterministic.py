@@ -12,7 +12,7 @@ from adapters.langchain.injection import ContextKeys
 from adapters.langchain.tool import build_context
 from adapters.langgraph._node import Node
 from adapters.langgraph.templates import compile_arguments, scope_of
-from toolkit import CallOptions, Policy
+from toolkit import CallOptions
 from toolkit.registry import ToolRegistry
 
 __all__ = ["tool_node"]
@@ -26,7 +26,6 @@ def tool_node(
     arguments: Arguments = None,
     *,
     output_key: str = "tool_result",
-    policy: Policy | None = None,
     context_keys: ContextKeys | None = None,
     options: CallOptions | None = None,
 ) -> Runnable[Any, dict[str, Any]]:
@@ -43,10 +42,9 @@ def tool_node(
         arguments: A dict of templates (see :mod:`adapters.langgraph.templates`) or a
             function ``state -> dict``.
         output_key: The state key that receives the :class:`~toolkit.ToolResult`.
-        policy: A policy for this call instead of the registry's.
         context_keys: Caller values for ``ToolContext.values``.
-        options: :class:`~toolkit.CallOptions` for the call (a timeout, an ``on_record``
-            hook...); ``policy`` above wins over its policy.
+        options: :class:`~toolkit.CallOptions` for the call (a policy instead of the
+            registry's, a timeout, an ``on_record`` hook...).
 
     Returns:
         A runnable to pass to ``StateGraph.add_node`` (sync and async).
@@ -64,9 +62,7 @@ def tool_node(
             context_keys=context_keys,
             tool=tool_name,
         )
-        return dict(args), call_options(
-            config, context=context, call_id=None, policy=policy, base=options
-        )
+        return dict(args), call_options(config, context=context, call_id=None, base=options)
 
     def run(state: Any, config: RunnableConfig) -> dict[str, Any]:
         args, options = prepare(state, config)

@@ -20,7 +20,7 @@ from adapters.langchain.tool import build_context
 from adapters.langgraph._budget import AgentRuns
 from adapters.langgraph._sequential import Gates
 from adapters.langgraph.state import ToolCallEntry
-from toolkit import CallOptions, Policy, ToolRegistry, ToolResult
+from toolkit import CallOptions, ToolRegistry, ToolResult
 
 __all__ = ["ToolExecutor", "ToolTask"]
 
@@ -59,15 +59,13 @@ class ToolExecutor:
     Attributes:
         registry: Where every call goes.
         context_keys: Caller values for ``ToolContext.values``.
-        policy: Per-call policy (``None``: the registry's).
-        options: :class:`~toolkit.CallOptions` for every call (timeout, record hook…).
+        options: :class:`~toolkit.CallOptions` for every call (policy, timeout, record hook…).
         extra: The agent's own tools (the tool search), for names ``registry`` lacks.
         runs: The agent's runs, when it has a budget: each call counts against its task's.
     """
 
     registry: ToolRegistry
     context_keys: ContextKeys | None = None
-    policy: Policy | None = None
     options: CallOptions | None = None
     extra: ToolRegistry | None = None
     runs: AgentRuns | None = None
@@ -119,9 +117,7 @@ class ToolExecutor:
             context_keys=self.context_keys,
             tool=task.call["name"],
         )
-        options = call_options(
-            config, context=context, call_id=call_id, policy=self.policy, base=self.options
-        )
+        options = call_options(config, context=context, call_id=call_id, base=self.options)
         # The model is offered only what its caller sees (_per_run_tools): a call of another
         # tool is answered as one of a tool that does not exist, naming the visible ones.
         return options.replace(hide_denied=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from jsonschema import Draft202012Validator, ValidationError
 from langchain_core.messages import BaseMessage
@@ -24,7 +24,7 @@ from toolkit import (
     ToolResult,
     ToolSpec,
 )
-from toolkit.toolset import BaseToolset
+from toolkit.toolsets.toolset import BaseToolset
 
 __all__ = ["GraphTool", "SkillToolset", "graph_tool"]
 
@@ -53,6 +53,10 @@ def _problem(error: ValidationError) -> ArgumentProblem:
 
 class GraphTool:
     """A compiled graph as a :class:`~toolkit.Tool` (see :func:`graph_tool`)."""
+
+    #: A graph's model and tool calls keep their own deadlines; the registry's default timeout
+    #: for local functions does not cut a whole run short.
+    runs: Literal["remote"] = "remote"
 
     def __init__(
         self,

@@ -24,7 +24,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolkit.call_store import display_target, redact_target
+from toolkit.records.store import display_target, redact_target
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver

@@ -22,8 +22,8 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from toolkit import ToolRegistry, mcp_tool
-from toolkit.result_reader import READ_RESULT
-from toolkit.spec import is_valid_name
+from toolkit.calls.spec import is_valid_name
+from toolkit.results.reader import READ_RESULT
 
 __all__ = ["ToolSearch", "search_registry"]
 

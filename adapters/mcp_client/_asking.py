@@ -24,9 +24,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from toolkit.calls.interaction import Elicitation, SamplingMessage
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode, ToolError
-from toolkit.interaction import Elicitation, SamplingMessage
 
 __all__ = ["AskInCaller", "Question"]
 

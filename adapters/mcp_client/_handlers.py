@@ -25,7 +25,7 @@ from adapters.mcp_client._config import McpServerConfig, expand
 from adapters.mcp_client._oauth import OAuthFlow, browser_flow, oauth_provider
 from adapters.mcp_client._service_auth import service_auth
 from adapters.network import NetworkPolicy
-from toolkit.interaction import Elicitation, SamplingMessage
+from toolkit.calls.interaction import Elicitation, SamplingMessage
 
 __all__ = [
     "ClientHandlers",

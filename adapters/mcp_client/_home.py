@@ -17,8 +17,8 @@ from typing import TypeVar
 import anyio
 from anyio.from_thread import BlockingPortal
 
+from toolkit.calls.runtime import is_blocked
 from toolkit.errors import ErrorCode, ToolError
-from toolkit.runtime import is_blocked
 
 __all__ = ["HomeLoop"]
 

@@ -24,7 +24,7 @@ from adapters.mcp_client._handlers import ClientHandlers, oauth_for
 from adapters.mcp_client._sdk_private import TransportStreams
 from adapters.network import NetworkPolicy, NetworkPolicyError
 from toolkit.errors import ErrorCode, ToolError
-from toolkit.wire_log import httpx_event_hooks
+from toolkit.records.wire_log import httpx_event_hooks
 
 __all__ = ["call_headers", "remote_transport"]
 

@@ -33,14 +33,14 @@ from adapters.mcp_client._remote_tool import RemoteTool
 from adapters.mcp_client._status import ServerStatus, status_table
 from adapters.mcp_client._trust import TrustGate
 from adapters.network import NetworkPolicy
+from toolkit.calls.runtime import get_portal
+from toolkit.calls.spec import is_valid_name
 from toolkit.context import ToolContext
 from toolkit.errors import RegistrationError, ToolError
 from toolkit.registry import ToolRegistry
 from toolkit.result import ToolResult
-from toolkit.runtime import get_portal
-from toolkit.spec import is_valid_name
 from toolkit.tool import Tool
-from toolkit.toolset import BaseToolset
+from toolkit.toolsets.toolset import BaseToolset
 from toolkit.views import html_safe
 
 __all__ = ["McpClientPool", "ServerStatus"]

@@ -34,10 +34,10 @@ import mcp_types
 
 from adapters.mcp_client._catalog import Catalog
 from adapters.mcp_wire import content_block
+from toolkit.catalog.prompts import FunctionPrompt, PromptMessage, mcp_prompt
+from toolkit.catalog.resources import Completer, FunctionResource, mcp_resource
 from toolkit.errors import RegistrationError, ToolError
-from toolkit.prompts import FunctionPrompt, PromptMessage, mcp_prompt
 from toolkit.registry import ToolRegistry
-from toolkit.resources import Completer, FunctionResource, mcp_resource
 from toolkit.result import ResourceContent
 
 __all__ = ["register_catalog"]

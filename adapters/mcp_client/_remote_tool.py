@@ -12,9 +12,9 @@ import mcp_types
 
 from adapters.mcp_wire import to_tool_result
 from toolkit import JsonSchemaTool
+from toolkit.calls.spec import ToolAnnotations, ToolOptions, ToolSpec
 from toolkit.context import ToolContext
 from toolkit.result import ToolResult
-from toolkit.spec import ToolAnnotations, ToolOptions, ToolSpec
 
 if TYPE_CHECKING:
     from adapters.mcp_client._connection import Connection

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from adapters.mcp_client._pool import _clash_fix
 from toolkit.errors import RegistrationError
 from toolkit.tool import Tool
-from toolkit.toolset import ToolsChanged, WrapperToolset
+from toolkit.toolsets.toolset import ToolsChanged, WrapperToolset
 
 if TYPE_CHECKING:
     from adapters.mcp_client._pool import McpClientPool

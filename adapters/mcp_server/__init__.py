@@ -22,6 +22,7 @@ from adapters.mcp_server._factory import AppSettings, create_app
 from adapters.mcp_server._http import DEFAULT_MAX_BODY_BYTES, http_app, serve_http
 from adapters.mcp_server._serve import serve_command
 from adapters.mcp_server._server import RegistryServer, build_server
+from adapters.mcp_server._settings import ServeSettings
 from adapters.mcp_server._stdio import run_stdio, serve_stdio
 from adapters.mcp_wire import ERROR_META_KEY
 
@@ -35,6 +36,7 @@ __all__ = [
     "CallerMap",
     "ElicitingApprover",
     "RegistryServer",
+    "ServeSettings",
     "SessionChannel",
     "build_server",
     "create_app",

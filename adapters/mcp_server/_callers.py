@@ -31,7 +31,7 @@ from toolkit.context import ToolContext
 from toolkit.policy import Policy
 from toolkit.registry import ToolRegistry
 
-__all__ = ["Caller", "CallerMap", "load_callers", "visible_entries"]
+__all__ = ["Caller", "CallerMap", "load_callers", "request_origin", "visible_entries"]
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -136,3 +136,17 @@ async def visible_entries(
     :meth:`~toolkit.ToolRegistry.visible_names`, with ``policy`` or the registry's)."""
     visible = set(await registry.visible_names(ToolContext(values=values), policy=policy))
     return [entry for entry in entries if entry["name"] in visible]
+
+
+def request_origin(request: Any, header: str | None) -> tuple[str | None, str | None]:
+    """Who an HTTP request says it comes from: ``(caller, peer)``.
+
+    ``caller`` is the value of ``header`` (a trusted proxy's, such as ``X-Caller``) when the
+    server was told to read one, else the peer; ``peer`` is the client's address. Both are
+    ``None`` for a request that did not come over HTTP (stdio).
+    """
+    client = getattr(request, "client", None)
+    peer = str(client.host) if client is not None and getattr(client, "host", None) else None
+    headers = getattr(request, "headers", None)
+    named = headers.get(header) if header and headers is not None else None
+    return named or peer, peer

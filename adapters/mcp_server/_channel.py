@@ -1,4 +1,4 @@
-"""The calling MCP client as a :class:`toolkit.interaction.ClientChannel` for one ``tools/call``.
+"""The calling MCP client as a :class:`toolkit.calls.interaction.ClientChannel` for one ``tools/call``.
 
 ``context.log`` becomes ``notifications/message`` (at or above the level the client set with
 ``logging/setLevel``), ``context.elicit`` becomes ``elicitation/create`` and ``context.sample``
@@ -16,8 +16,8 @@ from mcp.server import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from adapters.mcp_server._rounds import Rounds
+from toolkit.calls.interaction import LOG_LEVELS, Elicitation, LogLevel, SamplingMessage
 from toolkit.errors import ErrorCode, ToolError
-from toolkit.interaction import LOG_LEVELS, Elicitation, LogLevel, SamplingMessage
 
 __all__ = ["SessionChannel", "session_key"]
 

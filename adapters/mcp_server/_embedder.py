@@ -11,8 +11,8 @@ import inspect
 from typing import Any
 
 from toolkit.errors import RegistrationError
-from toolkit.loader import load_target
 from toolkit.search import Embedder
+from toolkit.toolsets.loader import load_target
 
 __all__ = ["load_embedder"]
 

@@ -15,11 +15,9 @@ from __future__ import annotations
 import atexit
 import dataclasses
 import logging
-import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
 
 import anyio.to_thread
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -28,13 +26,14 @@ from adapters.mcp_server._auth import token_from_env
 from adapters.mcp_server._callers import load_callers
 from adapters.mcp_server._embedder import load_embedder
 from adapters.mcp_server._governance import govern
-from adapters.mcp_server._http import DEFAULT_MAX_BODY_BYTES, http_app
+from adapters.mcp_server._http import http_app
 from adapters.mcp_server._log_relay import relay_info_records
 from adapters.mcp_server._server import build_server
+from adapters.mcp_server._settings import ServeSettings
 from adapters.sources import Sources, check_sources, open_sources, registry_for
 from toolkit import Middleware, RunBudget
-from toolkit.call_log import CALL_LOG_ENV, CallLog, caller_scope
-from toolkit.options import CallOptions
+from toolkit.calls.options import CallOptions
+from toolkit.records.call_log import CallLog
 from toolkit.registry import ToolRegistry
 from toolkit.result import CallRecord
 
@@ -42,180 +41,11 @@ __all__ = ["AppSettings", "create_app", "observe"]
 
 log = logging.getLogger("toolkit.server")
 
-_TRUE = frozenset({"1", "true", "yes", "on"})
-_FALSE = frozenset({"0", "false", "no", "off"})
+#: The earlier name of :class:`ServeSettings`.
+AppSettings = ServeSettings
 
 
-def _flag(env: Mapping[str, str], name: str, default: bool = False) -> bool:
-    """A yes/no variable. Rule: a value that is neither is refused, never read as off."""
-    value = env.get(name)
-    if value is None or not value.strip():
-        return default
-    word = value.strip().lower()
-    if word in _TRUE or word in _FALSE:
-        return word in _TRUE
-    raise ValueError(
-        f"${name}={value!r} is neither on nor off: use one of "
-        f"{', '.join(sorted(_TRUE))} or {', '.join(sorted(_FALSE))}."
-    )
-
-
-def _names(env: Mapping[str, str], name: str) -> tuple[str, ...]:
-    return tuple(n.strip() for n in env.get(name, "").split(",") if n.strip())
-
-
-def _int(env: Mapping[str, str], name: str, default: int | None) -> int | None:
-    value = env.get(name, "").strip()
-    if not value:
-        return default
-    try:
-        return int(value)
-    except ValueError:
-        raise ValueError(f"${name}={value!r} is not a whole number.") from None
-
-
-@dataclass(frozen=True)
-class AppSettings:
-    """What :func:`create_app` reads from the environment (``TOOLKIT_*`` variables).
-
-    Attributes:
-        target: ``TOOLKIT_TARGET``: module, package, ``module:attribute`` or file (required
-            unless a config or HTTP tools file is given).
-        name: ``TOOLKIT_NAME``: server name shown to clients (default: the target).
-        host: ``TOOLKIT_HOST``: the bind address, for the ``Host`` check (default 127.0.0.1).
-        token_env: ``TOOLKIT_TOKEN_ENV``: the variable holding the bearer token clients send.
-        allowed_hosts: ``TOOLKIT_ALLOWED_HOSTS``: more accepted ``Host`` values, comma-separated.
-        page_size: ``TOOLKIT_PAGE_SIZE``: tools per ``tools/list`` page.
-        max_body_bytes: ``TOOLKIT_MAX_BODY_BYTES``: larger request bodies get 413.
-        call_log: ``TOOLKIT_CALL_LOG``: a SQLite file (or ``sqlite:///`` URL), or a
-            ``postgresql://`` URL that every worker and replica writes to, for the call log.
-        metrics: ``TOOLKIT_METRICS=1``: a Prometheus scrape endpoint at ``/metrics``.
-        telemetry: ``TOOLKIT_OTEL`` (default on): spans and metrics to OpenTelemetry's global
-            providers when ``opentelemetry-api`` is installed.
-        trace_arguments: ``TOOLKIT_OTEL_ARGUMENTS=1``: redacted arguments on the spans.
-        caller_header: ``TOOLKIT_CALLER_HEADER``: a header set by a trusted proxy (such as
-            ``X-Forwarded-User``) naming the caller in the call log; default: the peer address.
-            With ``callers``, the authenticated caller's name is logged instead.
-        config: ``TOOLKIT_CONFIG``: an MCP config file; its remote servers' tools (each worker
-            keeps its own connections) and its ``httpTools`` are served too.
-        http_tools: ``TOOLKIT_HTTP_TOOLS``: a file of HTTP endpoint tools served too.
-        allow_destructive: ``TOOLKIT_ALLOW_DESTRUCTIVE``: tools needing approval that run
-            without asking, comma-separated (``*``: all).
-        callers: ``TOOLKIT_CALLERS``: a callers file mapping bearer tokens to callers; every
-            request must carry one of its tokens.
-        tool_search: ``TOOLKIT_TOOL_SEARCH``: list a search tool, a call tool and this many
-            most-used tools instead of every tool.
-        search_embedder: ``TOOLKIT_SEARCH_EMBEDDER``: ``module:attribute`` of an embedder (or
-            of a factory of one) that ranks the search tool by meaning as well as words.
-        call_lines: ``TOOLKIT_CALL_LINES=1``: one line per call on stderr (tool, code,
-            milliseconds, ref), as ``toolkit serve`` prints; each worker writes its own.
-        budget: ``TOOLKIT_BUDGET``: each caller's :class:`~toolkit.RunBudget` per time window
-            (``calls=100,repeats=3,window=60``); each worker counts its own.
-        rate_limit: ``TOOLKIT_RATE_LIMIT``: calls per caller and per tool in a window
-            (``caller=60,tool.search=10,window=60``); each worker counts its own.
-    """
-
-    target: str | None
-    name: str | None = None
-    host: str = "127.0.0.1"
-    token_env: str | None = None
-    allowed_hosts: tuple[str, ...] = ()
-    page_size: int | None = None
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
-    call_log: str | None = field(default=None, repr=False)  # a URL may hold a password
-    metrics: bool = False
-    telemetry: bool = True
-    trace_arguments: bool = False
-    caller_header: str | None = None
-    config: str | None = None
-    http_tools: str | None = None
-    allow_destructive: tuple[str, ...] = ()
-    callers: str | None = None
-    tool_search: int | None = None
-    search_embedder: str | None = None
-    call_lines: bool = False
-    budget: str | None = None
-    rate_limit: str | None = None
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> AppSettings:
-        """Read the settings from ``env`` (default: ``os.environ``).
-
-        Raises:
-            ValueError: ``TOOLKIT_TARGET`` is missing or a number is not a number.
-        """
-        env = os.environ if env is None else env
-        target = env.get("TOOLKIT_TARGET", "").strip() or None
-        config = env.get("TOOLKIT_CONFIG", "").strip() or None
-        http_tools = env.get("TOOLKIT_HTTP_TOOLS", "").strip() or None
-        if target is None and config is None and http_tools is None:
-            raise ValueError(
-                "Set TOOLKIT_TARGET to the tools to serve (a module, package, module:attribute "
-                "or file), e.g. TOOLKIT_TARGET=myapp.tools; or TOOLKIT_CONFIG / "
-                "TOOLKIT_HTTP_TOOLS to a config or HTTP tools file."
-            )
-        return cls(
-            target=target,
-            config=config,
-            http_tools=http_tools,
-            allow_destructive=_names(env, "TOOLKIT_ALLOW_DESTRUCTIVE"),
-            callers=env.get("TOOLKIT_CALLERS", "").strip() or None,
-            name=env.get("TOOLKIT_NAME") or None,
-            host=env.get("TOOLKIT_HOST") or "127.0.0.1",
-            token_env=env.get("TOOLKIT_TOKEN_ENV") or None,
-            allowed_hosts=_names(env, "TOOLKIT_ALLOWED_HOSTS"),
-            page_size=_int(env, "TOOLKIT_PAGE_SIZE", None),
-            max_body_bytes=_int(env, "TOOLKIT_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES)
-            or DEFAULT_MAX_BODY_BYTES,
-            call_log=env.get(CALL_LOG_ENV) or None,
-            metrics=_flag(env, "TOOLKIT_METRICS"),
-            telemetry=_flag(env, "TOOLKIT_OTEL", True),
-            trace_arguments=_flag(env, "TOOLKIT_OTEL_ARGUMENTS"),
-            caller_header=env.get("TOOLKIT_CALLER_HEADER") or None,
-            tool_search=_int(env, "TOOLKIT_TOOL_SEARCH", None),
-            search_embedder=env.get("TOOLKIT_SEARCH_EMBEDDER", "").strip() or None,
-            call_lines=_flag(env, "TOOLKIT_CALL_LINES"),
-            budget=env.get("TOOLKIT_BUDGET", "").strip() or None,
-            rate_limit=env.get("TOOLKIT_RATE_LIMIT", "").strip() or None,
-        )
-
-    @property
-    def sources(self) -> Sources:
-        """The tool sources these settings name (see :data:`adapters.sources.SOURCES`)."""
-        return Sources(target=self.target, http_tools=self.http_tools, config=self.config)
-
-    def to_env(self) -> dict[str, str]:
-        """The variables that make :meth:`from_env` give these settings back."""
-        env = {
-            "TOOLKIT_HOST": self.host,
-            "TOOLKIT_MAX_BODY_BYTES": str(self.max_body_bytes),
-            "TOOLKIT_METRICS": "1" if self.metrics else "0",
-            "TOOLKIT_OTEL": "1" if self.telemetry else "0",
-            "TOOLKIT_OTEL_ARGUMENTS": "1" if self.trace_arguments else "0",
-            "TOOLKIT_CALL_LINES": "1" if self.call_lines else "0",
-        }
-        optional = {
-            "TOOLKIT_TARGET": self.target,
-            "TOOLKIT_CONFIG": self.config,
-            "TOOLKIT_HTTP_TOOLS": self.http_tools,
-            "TOOLKIT_ALLOW_DESTRUCTIVE": ",".join(self.allow_destructive) or None,
-            "TOOLKIT_CALLERS": self.callers,
-            "TOOLKIT_NAME": self.name,
-            "TOOLKIT_TOKEN_ENV": self.token_env,
-            "TOOLKIT_ALLOWED_HOSTS": ",".join(self.allowed_hosts) or None,
-            "TOOLKIT_PAGE_SIZE": None if self.page_size is None else str(self.page_size),
-            CALL_LOG_ENV: self.call_log,
-            "TOOLKIT_CALLER_HEADER": self.caller_header,
-            "TOOLKIT_TOOL_SEARCH": None if self.tool_search is None else str(self.tool_search),
-            "TOOLKIT_SEARCH_EMBEDDER": self.search_embedder,
-            "TOOLKIT_BUDGET": self.budget,
-            "TOOLKIT_RATE_LIMIT": self.rate_limit,
-        }
-        env.update({k: v for k, v in optional.items() if v is not None})
-        return env
-
-
-def search_by_meaning(registry: ToolRegistry, settings: AppSettings) -> None:
+def search_by_meaning(registry: ToolRegistry, settings: ServeSettings) -> None:
     """Give the registry's search the embedder ``settings`` name, if any.
 
     Raises:
@@ -240,7 +70,9 @@ def log_call_line(record: CallRecord) -> None:
     sys.stderr.flush()
 
 
-def observe(registry: ToolRegistry, settings: AppSettings) -> tuple[ASGIApp | None, CallLog | None]:
+def observe(
+    registry: ToolRegistry, settings: ServeSettings
+) -> tuple[ASGIApp | None, CallLog | None]:
     """Attach the call log and telemetry ``settings`` ask for.
 
     Returns:
@@ -321,29 +153,8 @@ def _with_sources(app: ASGIApp, registry: ToolRegistry, sources: Sources) -> ASG
     return with_sources
 
 
-def _with_caller(app: ASGIApp, header: str | None) -> ASGIApp:
-    """``app``, logging each request's calls with its peer address and under its caller:
-    ``header`` if set, else the peer (an authenticated caller, known later, overrides both)."""
-    wanted = header.lower().encode() if header else None
-
-    async def tagged(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await app(scope, receive, send)
-            return
-        peer = str(scope["client"][0]) if scope.get("client") else None
-        caller = None
-        if wanted is not None:
-            caller = next(
-                (v.decode("latin-1") for k, v in scope.get("headers", ()) if k == wanted), None
-            )
-        with caller_scope(caller or peer, peer=peer):
-            await app(scope, receive, send)
-
-    return tagged
-
-
 def create_app(
-    settings: AppSettings | None = None,
+    settings: ServeSettings | None = None,
     *,
     options: CallOptions | None = None,
     budget: RunBudget | None = None,
@@ -352,7 +163,7 @@ def create_app(
     """The stateless streamable-HTTP app for the tools the environment names.
 
     Args:
-        settings: Instead of reading ``TOOLKIT_*`` variables (see :class:`AppSettings`).
+        settings: Instead of reading ``TOOLKIT_*`` variables (see :class:`ServeSettings`).
         options: Per-call options for every ``tools/call`` (see :func:`build_server`).
         budget: Each caller's run budget per window, over ``TOOLKIT_BUDGET``.
         middleware: Around every call, inside the budget and rate limit (see
@@ -362,7 +173,7 @@ def create_app(
         ValueError: The environment is incomplete or wrong (the message names the variable).
         RegistrationError: The target holds no tools or a tool is broken.
     """
-    settings = settings or AppSettings.from_env()
+    settings = settings or ServeSettings.from_env()
     relay_info_records()
     token = token_from_env(settings.token_env) if settings.token_env else None
     sources = settings.sources
@@ -372,7 +183,7 @@ def create_app(
     registry = registry_for(sources)
     search_by_meaning(registry, settings)
     metrics, call_log = observe(registry, settings)
-    governed = govern(
+    govern(
         registry,
         budget=budget or settings.budget,
         rate_limit=settings.rate_limit,
@@ -386,6 +197,7 @@ def create_app(
         callers=load_callers(settings.callers) if settings.callers else None,
         tool_search=settings.tool_search,
         options=options,
+        caller_header=settings.caller_header,
     )
     app = http_app(
         server,
@@ -399,7 +211,5 @@ def create_app(
     if others:
         app = _with_sources(app, registry, others)
     if call_log is not None:
-        app = _closing(_with_caller(app, settings.caller_header), call_log)
-    elif governed:  # budgets and rate limits count per caller
-        app = _with_caller(app, settings.caller_header)
+        app = _closing(app, call_log)
     return app

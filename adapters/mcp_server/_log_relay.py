@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from toolkit.interaction import ClientChannel, LogLevel
+from toolkit.calls.interaction import ClientChannel, LogLevel
 
 __all__ = ["relay_info_records", "relaying_logs"]
 

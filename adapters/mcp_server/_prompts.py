@@ -1,7 +1,7 @@
 """``prompts/list``, ``prompts/get`` and ``completion/complete`` for a registry's prompts and
 resource templates.
 
-Rule: every surface answers to the caller (:mod:`toolkit.served_view`): a caller lists, gets and
+Rule: every surface answers to the caller (:mod:`toolkit.catalog.served_view`): a caller lists, gets and
 completes only the prompts and templates the policy lets it see; a hidden one is answered as a
 missing one, a prompt runs with the caller's context, and each get is recorded with the caller.
 """
@@ -24,11 +24,10 @@ from mcp_types import (
 
 from adapters.mcp_server._resources import mcp_error, wire_result
 from adapters.mcp_wire import mcp_block
-from toolkit.call_log import caller_scope
+from toolkit.catalog.prompts import FunctionPrompt, PromptRegistry, prompt_not_found
+from toolkit.catalog.resources import ResourceRegistry
+from toolkit.catalog.served_view import ServedView
 from toolkit.errors import ToolError
-from toolkit.prompts import FunctionPrompt, PromptRegistry, prompt_not_found
-from toolkit.resources import ResourceRegistry
-from toolkit.served_view import ServedView
 
 __all__ = ["PromptHandlers"]
 
@@ -89,8 +88,7 @@ class PromptHandlers:
         """``prompts/get``: the prompt's messages for the arguments given."""
         view = self._view(ctx)
         try:
-            with caller_scope(view.context.get("caller")):
-                messages = await view.render(params.name, params.arguments or {})
+            messages = await view.render(params.name, params.arguments or {})
         except ToolError as error:
             raise mcp_error(error, name=params.name) from None
         out: dict[str, Any] = {

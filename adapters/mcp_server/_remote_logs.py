@@ -9,8 +9,8 @@ the remote server named in ``logger`` and the server's own level (``notice``, ``
 
 Rule: every surface answers to the caller, and secrets are masked wherever text leaves the
 process. A message goes only to a client whose caller sees at least one of that server's tools
-(:meth:`toolkit.served_view.ServedView.sees_server`); its text passes the processor's scrubber
-and the registry's ``secrets`` first (:func:`toolkit.served_view.outgoing_text`); and each
+(:meth:`toolkit.catalog.served_view.ServedView.sees_server`); its text passes the processor's scrubber
+and the registry's ``secrets`` first (:func:`toolkit.catalog.served_view.outgoing_text`); and each
 server is heard at most :data:`RATE` messages a second (bursts of :data:`BURST`): the excess is
 dropped, counted in :attr:`RemoteLogRelay.dropped` and reported in a warning.
 """
@@ -25,9 +25,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mappin
 from contextlib import asynccontextmanager
 from typing import Any
 
-from toolkit.interaction import LOG_LEVELS
+from toolkit.calls.interaction import LOG_LEVELS
+from toolkit.catalog.served_view import outgoing_text
 from toolkit.registry import ToolRegistry
-from toolkit.served_view import outgoing_text
 
 __all__ = ["BURST", "RATE", "RemoteLogRelay", "relaying_remote_logs"]
 

@@ -7,8 +7,8 @@ its ``subscriptions/listen`` stream and hears them there (the SDK's subscription
 stateless HTTP no connection outlives a request, so no update could arrive: ``resources/subscribe``
 is not advertised there and is refused with a message that says so.
 
-Rule: every surface answers to the caller (:mod:`toolkit.served_view`). Each request is served
-from its caller's :class:`~toolkit.served_view.ServedView`: listings hold only what the policy
+Rule: every surface answers to the caller (:mod:`toolkit.catalog.served_view`). Each request is served
+from its caller's :class:`~toolkit.catalog.served_view.ServedView`: listings hold only what the policy
 lets the caller see, a hidden resource is read or subscribed to exactly as a missing one, the
 function gets the caller's context and each read is recorded with the caller.
 """
@@ -38,11 +38,10 @@ from mcp_types import (
 )
 from pydantic import BaseModel
 
-from toolkit.call_log import caller_scope
+from toolkit.catalog.resources import FunctionResource, ResourceRegistry, resource_not_found
+from toolkit.catalog.served_view import ServedView
 from toolkit.errors import ErrorCode, ToolError
-from toolkit.resources import FunctionResource, ResourceRegistry, resource_not_found
 from toolkit.result import ResourceContent
-from toolkit.served_view import ServedView
 
 __all__ = ["ResourceHandlers", "mcp_error", "wire_result"]
 
@@ -157,8 +156,7 @@ class ResourceHandlers:
         """``resources/read``: the contents at a URI, or an error naming what went wrong."""
         view = self._view(ctx)
         try:
-            with caller_scope(view.context.get("caller")):
-                contents = await view.read(params.uri)
+            contents = await view.read(params.uri)
         except ToolError as error:
             raise mcp_error(error, uri=params.uri) from None
         entries = [contents_entry(c) for c in contents]

@@ -23,7 +23,7 @@ import mcp_types
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp_types.version import is_version_at_least
 
-from toolkit.interaction import Elicitation
+from toolkit.calls.interaction import Elicitation
 
 __all__ = ["STATE_KEY_ENV", "InputRequired", "Rounds", "state_boundary"]
 

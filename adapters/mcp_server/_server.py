@@ -28,7 +28,7 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from adapters.mcp_server._approval import ElicitingApprover
-from adapters.mcp_server._callers import CallerMap, visible_entries
+from adapters.mcp_server._callers import CallerMap, request_origin, visible_entries
 from adapters.mcp_server._changes import ListChangeNotifier
 from adapters.mcp_server._channel import SessionChannel, session_key
 from adapters.mcp_server._log_relay import relaying_logs
@@ -41,17 +41,16 @@ from adapters.mcp_server._rounds import InputRequired, Rounds, state_boundary
 from adapters.mcp_server._search_mode import SEARCH_TOOL, SearchMode
 from adapters.mcp_server._wire import tool_entry
 from adapters.mcp_wire import call_result
-from toolkit.call_log import caller_scope
+from toolkit.calls.invoker import new_call_id
+from toolkit.calls.options import CallOptions
+from toolkit.calls.spec import ToolSpec
+from toolkit.catalog.served_view import ServedView
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode, ToolError
-from toolkit.invoker import new_call_id
-from toolkit.options import CallOptions
 from toolkit.registry import ToolRegistry
 from toolkit.result import ToolResult
-from toolkit.result_reader import offer_reader
-from toolkit.result_store import MemoryResultStore
-from toolkit.served_view import ServedView
-from toolkit.spec import ToolSpec
+from toolkit.results.reader import offer_reader
+from toolkit.results.store import MemoryResultStore
 
 __all__ = ["RegistryServer", "build_server"]
 
@@ -87,6 +86,7 @@ class RegistryServer(Server[Any]):
         callers: CallerMap | None = None,
         tool_search: SearchMode | None = None,
         options: CallOptions | None = None,
+        caller_header: str | None = None,
     ) -> None:
         if page_size is not None and page_size < 1:
             raise ValueError(
@@ -104,6 +104,7 @@ class RegistryServer(Server[Any]):
         self._log_levels: dict[str, str] = {}
         self._approver = ElicitingApprover(allow_destructive)
         self.callers = callers
+        self._caller_header = caller_header
         base = options or CallOptions()
         # With callers, each one hears only of the tools it may see (errors included). A
         # 2026-07-28 client's input request always propagates, to be answered by the client.
@@ -185,7 +186,14 @@ class RegistryServer(Server[Any]):
         values = _caller_values(ctx)
         values.update(self._caller(ctx))
         context = ToolContext(call_id=new_call_id(), values=values)
-        return ServedView(self.registry, context, policy=self._scoped.policy)
+        named, peer = request_origin(ctx.request, self._caller_header)
+        return ServedView(
+            self.registry,
+            context,
+            policy=self._scoped.policy,
+            caller=values.get("caller") or named,
+            peer=peer,
+        )
 
     async def _listen(self, ctx: ServerRequestContext[Any], params: Any) -> Any:
         return await self.resource_handlers.listen(ctx, params, self.changes.listen_handler)
@@ -300,17 +308,16 @@ class RegistryServer(Server[Any]):
             client=channel,
         )
         own = self._scoped.approver is not None or self.registry.approver is not None
+        # The record names the authenticated caller, else a trusted header's, else the peer.
+        named, peer = request_origin(ctx.request, self._caller_header)
+        options = (self._scoped if own else self._asking).replace(
+            caller=values.get("caller") or named, peer=peer
+        )
         try:
-            # The call log names the authenticated caller, not only the peer address.
             async with relaying_logs(channel):
-                with caller_scope(values.get("caller")):
-                    result = await self.registry.call(
-                        name,
-                        arguments,
-                        context,
-                        options=self._scoped if own else self._asking,
-                        call_id=call_id,
-                    )
+                result = await self.registry.call(
+                    name, arguments, context, options=options, call_id=call_id
+                )
         except InputRequired as needed:  # a 2026-07-28 client answers, then calls again
             return needed.result()
         if result.code is ErrorCode.TOOL_NOT_FOUND and not meta:
@@ -361,6 +368,7 @@ def build_server(
     callers: CallerMap | None = None,
     tool_search: int | None = None,
     options: CallOptions | None = None,
+    caller_header: str | None = None,
 ) -> RegistryServer:
     """Serve ``registry`` over MCP: its specs on ``tools/list``, its invoker on ``tools/call``.
 
@@ -391,6 +399,9 @@ def build_server(
             ``on_record``...). The server adds its own: ``InputRequired`` always propagates,
             ``hide_denied`` with ``callers``, and the client's user approves when neither
             these options nor the registry have an approver.
+        caller_header: Over HTTP, the request header naming the caller (set by a trusted
+            proxy); each call's record names the authenticated caller, else this header's
+            value, else the peer address.
 
     Returns:
         A low-level ``mcp.server.Server`` subclass ready for any SDK transport.
@@ -410,4 +421,5 @@ def build_server(
         callers=callers,
         tool_search=None if tool_search is None else SearchMode(top=tool_search),
         options=options,
+        caller_header=caller_header,
     )

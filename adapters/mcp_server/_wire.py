@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolkit.examples import EXAMPLES_META_KEY
-from toolkit.spec import ToolSpec
+from toolkit.calls.examples import EXAMPLES_META_KEY
+from toolkit.calls.spec import ToolSpec
 
 __all__ = ["tool_entry"]
 

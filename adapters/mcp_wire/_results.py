@@ -19,6 +19,7 @@ from typing import Any
 
 import mcp_types
 
+from toolkit.calls.spec import ToolSpec
 from toolkit.errors import ErrorCode, ToolError
 from toolkit.result import (
     AudioContent,
@@ -28,7 +29,6 @@ from toolkit.result import (
     TextContent,
     ToolResult,
 )
-from toolkit.spec import ToolSpec
 
 __all__ = [
     "ERROR_META_KEY",
@@ -161,7 +161,7 @@ def to_tool_result(result: mcp_types.CallToolResult, *, tool: str) -> ToolResult
     return ToolResult(content=text, structured=result.structured_content, blocks=keep, tool=tool)
 
 
-# The frame an mcp-toolkit server puts around a failure (toolkit._messages.frame), and the prefix
+# The frame an mcp-toolkit server puts around a failure (toolkit.calls._messages.frame), and the prefix
 # the MCP SDK's servers put before a tool's exception text.
 _FRAME = re.compile(
     r"^Error \[(?P<code>[A-Z_]+)\](?: in tool '[^'\n]*')?: (?P<message>.*?)"

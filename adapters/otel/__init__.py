@@ -2,7 +2,7 @@
 
 Install ``mcp-toolkit[otel]`` (``opentelemetry-api`` only). Configure the OpenTelemetry SDK in
 the application as usual: every registry then sends one span per tool call, and call counters
-and duration histograms, to the global providers by itself (:mod:`toolkit.telemetry`). Without
+and duration histograms, to the global providers by itself (:mod:`toolkit.records.telemetry`). Without
 an SDK nothing is sent, and a call pays a flag test and, once a second, a look at the providers.
 :func:`instrument` is for options: the redacted arguments on spans, providers of one's own::
 

@@ -1,6 +1,6 @@
 """``instrument(registry)``: spans and metrics with options (arguments, providers of one's own).
 
-A registry sends spans by itself (:mod:`toolkit.telemetry`); :func:`instrument` replaces that
+A registry sends spans by itself (:mod:`toolkit.records.telemetry`); :func:`instrument` replaces that
 with a :class:`CallTelemetry` of the given options, so a call never gets two spans.
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 from opentelemetry import metrics, trace
 
+from toolkit.records.telemetry import MAX_ARGUMENT_CHARS, CallTelemetry
 from toolkit.registry import ToolRegistry
-from toolkit.telemetry import MAX_ARGUMENT_CHARS, CallTelemetry
 
 __all__ = ["MAX_ARGUMENT_CHARS", "CallTelemetry", "instrument"]
 

@@ -7,7 +7,7 @@ one of them; so that it reports the sum over all of them, the workers use
 a scrape adds them up. A worker that is restarted leaves its counts there, so totals never go
 back.
 
-The tool label is a registered tool's name or ``_unknown`` (:mod:`toolkit.labels`). The
+The tool label is a registered tool's name or ``_unknown`` (:mod:`toolkit.records.labels`). The
 endpoint is served by the MCP app behind the same ``Host`` check and token as ``/mcp``.
 """
 
@@ -26,7 +26,7 @@ from prometheus_client import (
 )
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from toolkit.labels import tool_label
+from toolkit.records.labels import tool_label
 from toolkit.registry import ToolRegistry
 from toolkit.result import CallRecord
 

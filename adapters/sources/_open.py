@@ -9,8 +9,8 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
 from adapters.sources._table import SOURCES, Source, Sources
-from toolkit.loader import load_registry
 from toolkit.registry import ToolRegistry
+from toolkit.toolsets.loader import load_registry
 
 __all__ = ["Opened", "check_sources", "open_sources", "registry_for"]
 
@@ -37,7 +37,7 @@ class Opened:
 
 
 def registry_for(sources: Sources) -> ToolRegistry:
-    """The registry the sources join: the TARGET's (loaded by ``toolkit.loader``), else empty.
+    """The registry the sources join: the TARGET's (loaded by ``toolkit.toolsets.loader``), else empty.
 
     Raises:
         RegistrationError: The TARGET cannot be imported or holds no tools.

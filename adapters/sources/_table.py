@@ -12,9 +12,9 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager, context
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from toolkit.loader import load_registry
 from toolkit.registry import ToolRegistry
-from toolkit.toolset import OnClash, Toolset
+from toolkit.toolsets.loader import load_registry
+from toolkit.toolsets.toolset import OnClash, Toolset
 
 if TYPE_CHECKING:
     from adapters.http import HttpToolset
@@ -48,6 +48,8 @@ class Source(NamedTuple):
 
     Attributes:
         name: The source as a person names it (``"--config mcpServers"``).
+        flag: The command-line flag (or argument) that names it (``"--config"``); the
+            server's settings take their flag for ``setting`` from here.
         setting: The field of :class:`Sources` holding its file or name.
         reads: What it reads, for help and messages.
         check: Reads it as opening would, without connecting; raises ``ValueError`` (or
@@ -59,6 +61,7 @@ class Source(NamedTuple):
     """
 
     name: str
+    flag: str
     setting: Setting
     reads: str
     check: Callable[[str], None]
@@ -175,12 +178,14 @@ async def _server_catalog(toolset: ServerToolset, registry: ToolRegistry) -> Non
 SOURCES: tuple[Source, ...] = (
     Source(
         "TARGET",
+        "TARGET",
         "target",
         "a module, package, module:attribute or .py file: its @mcp_tool functions, or the "
         "ToolRegistry it names (served with its own policy, resources and prompts)",
         _check_target,
     ),
     Source(
+        "--http-tools",
         "--http-tools",
         "http_tools",
         "a YAML or JSON file of HTTP endpoint tools ('httpTools', 'openapi')",
@@ -189,6 +194,7 @@ SOURCES: tuple[Source, ...] = (
     ),
     Source(
         "--config httpTools",
+        "--config",
         "config",
         "the 'httpTools' section of an MCP config file",
         _check_http(_http_section),
@@ -196,6 +202,7 @@ SOURCES: tuple[Source, ...] = (
     ),
     Source(
         "--config mcpServers",
+        "--config",
         "config",
         "the remote MCP servers of a config file, each tool named <server>_<tool> (or the "
         "server's 'prefix'); a name already taken is skipped with a warning",

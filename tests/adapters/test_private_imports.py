@@ -14,7 +14,7 @@ WRAPPERS = {
     "typer._click": "adapters/cli/_typer_private.py",
     "httpcore._backends.auto": "adapters/_net.py",
     "httpcore2._backends.auto": "adapters/_net.py",
-    "opentelemetry.metrics._internal": "toolkit/telemetry.py",
+    "opentelemetry.metrics._internal": "toolkit/records/telemetry.py",
 }
 
 
@@ -49,3 +49,46 @@ def test_the_scan_sees_private_imports_and_skips_ours() -> None:
         "import mcp.shared._x\nfrom adapters.cli._render import console\nimport json\n"
     )
     assert _private_imports(source) == {"langgraph._internal._runnable", "mcp.shared._x"}
+
+
+def _core_imports(source: str) -> set[tuple[str, str]]:
+    """``(module, name)`` of each name a module imports from the core."""
+    found: set[tuple[str, str]] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.split(".")[0] == "toolkit":
+                found.update((node.module, alias.name) for alias in node.names)
+    return found
+
+
+def _public_core_names() -> set[str]:
+    """``toolkit.__all__`` and the ``__all__`` of every room (a sub-package of the core)."""
+    import importlib
+
+    import toolkit
+
+    names = set(toolkit.__all__)
+    for room in sorted((ROOT / "toolkit").iterdir()):
+        if (room / "__init__.py").exists():
+            names |= set(importlib.import_module(f"toolkit.{room.name}").__all__)
+    return names
+
+
+def test_every_core_name_an_adapter_imports_is_public() -> None:
+    public = _public_core_names()
+    private = sorted(
+        f"{path.relative_to(ROOT)}: {name} from {module}"
+        for path in sorted((ROOT / "adapters").rglob("*.py"))
+        for module, name in _core_imports(path.read_text())
+        if name not in public
+    )
+    assert not private, (
+        "adapters import core names that are in neither toolkit.__all__ nor a room's __all__ "
+        f"(make them public on purpose, or keep them in the core): {private}"
+    )
+
+
+def test_the_core_name_scan_reads_from_imports() -> None:
+    source = "from toolkit.calls.invoker import new_call_id\nfrom adapters.x import y\n"
+    assert _core_imports(source) == {("toolkit.calls.invoker", "new_call_id")}
+    assert "new_call_id" in _public_core_names()

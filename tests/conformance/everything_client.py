@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from adapters.mcp_client import McpClientPool, headless_flow
-from toolkit.interaction import Elicitation, SamplingMessage
+from toolkit.calls.interaction import Elicitation, SamplingMessage
 
 #: Arguments per tool name for the scenarios whose server expects some.
 _ARGUMENTS: dict[str, dict[str, Any]] = {"add_numbers": {"a": 5, "b": 3}}

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolkit import PromptMessage, ToolRegistry, mcp_prompt, mcp_resource, mcp_tool
+from toolkit.calls.spec import ToolSpec
 from toolkit.context import ToolContext
 from toolkit.errors import ToolError
 from toolkit.result import (
@@ -25,7 +26,6 @@ from toolkit.result import (
     TextContent,
     ToolResult,
 )
-from toolkit.spec import ToolSpec
 
 __all__ = ["registry"]
 
@@ -203,6 +203,8 @@ async def test_reconnection(context: ToolContext) -> str:
 
 class _SchemaTool:
     """A tool whose input schema is written by hand, in JSON Schema 2020-12."""
+
+    runs = "async"
 
     name = "json_schema_2020_12_tool"
     spec = ToolSpec(

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import ast
 import re
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTERS = ROOT / "adapters"
-SHARED = {"_extras", "_net", "network", "_env_vars"}  # helpers every adapter may use
+# helpers every adapter may use (the two layers of shared helpers in the layers contract)
+SHARED = {
+    "_extras",
+    "_net",
+    "_decode",
+    "_template_guard",
+    "network",
+    "_env_vars",
+    "_template_sizes",
+}
 NAME = re.compile(r"adapters\.([a-z]\w*)")
 MODULE = re.compile(r"adapters(\.\w+)+")  # a module named as a string, for importlib
 
@@ -96,11 +106,36 @@ def test_the_files_the_change_table_names_exist() -> None:
 
 
 def test_a_new_per_call_option_touches_at_most_three_files() -> None:
-    assert len(_where_to_change()["a new per-call option"]) <= 3
+    paths = _where_to_change()["a new per-call option"]
+    steps = {"toolkit/calls/_effective.py", "toolkit/calls/invoker.py"}  # the one or the other
+    assert len([p for p in paths if p not in steps]) + 1 <= 3
+
+
+def _layered() -> set[str]:
+    """The modules and packages the layers contract of pyproject.toml names."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    (layers,) = [
+        c["layers"] for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers"
+    ]
+    return {name.strip() for layer in layers for name in layer.split("|")}
+
+
+def test_every_adapter_module_has_a_layer_and_a_place_in_the_map() -> None:
+    """A shared helper joins the layers contract and the architecture, as packages do."""
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text()
+    layers = text.split("contract orders every adapter package")[1].split("## ")[0]
+    for path in sorted(ADAPTERS.iterdir()):
+        if path.name == "__init__.py" or path.name.startswith((".", "__pycache__")):
+            continue
+        if path.suffix != ".py" and not (path / "__init__.py").exists():
+            continue  # py.typed and other data
+        name = f"adapters.{path.stem}"
+        assert name in _layered(), f"{name} is in no layer of pyproject.toml's layers contract"
+        assert f"`{name}`" in layers, f"{name} is not in docs/ARCHITECTURE.md's layers table"
 
 
 def test_the_change_table_scan_reads_paths() -> None:
-    assert PATH.findall("`toolkit/options.py` (x), `adapters/<name>/`, `ToolRegistry`") == [
-        "toolkit/options.py",
+    assert PATH.findall("`toolkit/calls/options.py` (x), `adapters/<name>/`, `ToolRegistry`") == [
+        "toolkit/calls/options.py",
         "adapters/<name>/",
     ]

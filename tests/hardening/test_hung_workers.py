@@ -12,7 +12,7 @@ import anyio.to_thread
 import pytest
 
 from toolkit import ToolRegistry
-from toolkit._workers import MAX_ABANDONED_WORKERS, abandoned_workers
+from toolkit.calls._workers import MAX_ABANDONED_WORKERS, abandoned_workers
 from toolkit.errors import ErrorCode
 
 pytestmark = pytest.mark.anyio

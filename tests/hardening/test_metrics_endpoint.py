@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from adapters.mcp_server import AppSettings, build_server, create_app, http_app, load_callers
+from adapters.mcp_server import ServeSettings, build_server, create_app, http_app, load_callers
 from adapters.otel.prometheus import PrometheusMetrics
 from tests.support.serving import serving
 from toolkit import ToolRegistry
@@ -26,7 +26,7 @@ MADE_UP = 40
 def base() -> Iterator[str]:
     mp = pytest.MonkeyPatch()
     mp.setenv("METRICS_TEST_TOKEN", TOKEN)
-    settings = AppSettings(
+    settings = ServeSettings(
         target="tests.support.served_registry:registry",
         token_env="METRICS_TEST_TOKEN",
         metrics=True,

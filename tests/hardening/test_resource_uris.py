@@ -26,7 +26,7 @@ from adapters.mcp_server import build_server, http_app
 from tests.hardening.conftest import misbehaving
 from tests.support.serving import serving
 from toolkit import RegistrationError, ToolRegistry, mcp_resource
-from toolkit._uri_template import MAX_URI_LENGTH, UriTemplate
+from toolkit.catalog._uri_template import MAX_URI_LENGTH, UriTemplate
 from toolkit.errors import ErrorCode, ToolError
 
 pytestmark = pytest.mark.anyio

@@ -30,8 +30,8 @@ from starlette.routing import Route
 from adapters.otel import instrument
 from tests.support.serving import serving
 from toolkit import ToolRegistry, mcp_tool
-from toolkit.call_log import CallLog
-from toolkit.wire_log import WIRE_LOG_ENV, httpx_event_hooks
+from toolkit.records.call_log import CallLog
+from toolkit.records.wire_log import WIRE_LOG_ENV, httpx_event_hooks
 
 REGISTRY_SECRET = "acme-internal-9f8e7d6c"
 LEAKS = (

@@ -22,9 +22,9 @@ from mcp.shared.exceptions import MCPError
 from adapters.mcp_server import build_server, http_app, load_callers
 from tests.support.serving import serving
 from toolkit import ToolContext, ToolRegistry, mcp_prompt, mcp_resource, mcp_tool
-from toolkit.call_log import CallLog, read_calls
+from toolkit.catalog.served_view import ServedView
 from toolkit.policy import CallRequest, Decision
-from toolkit.served_view import ServedView
+from toolkit.records.call_log import CallLog, read_calls
 
 pytestmark = [
     pytest.mark.anyio,

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from adapters.http import HttpConfigError, HttpToolset
-from adapters.mcp_server import AppSettings, build_server, http_app, load_callers
+from adapters.mcp_server import ServeSettings, build_server, http_app, load_callers
 from tests.support.serving import serving
 from toolkit import ToolRegistry
 
@@ -21,9 +21,9 @@ from toolkit import ToolRegistry
 @pytest.mark.parametrize("variable", ["TOOLKIT_METRICS", "TOOLKIT_OTEL", "TOOLKIT_OTEL_ARGUMENTS"])
 def test_a_flag_that_is_neither_on_nor_off_is_refused(variable: str) -> None:
     with pytest.raises(ValueError, match=rf"\${variable}='maybe' is neither on nor off"):
-        AppSettings.from_env({"TOOLKIT_TARGET": "m", variable: "maybe"})
-    off = AppSettings.from_env({"TOOLKIT_TARGET": "m", variable: "off"})
-    on = AppSettings.from_env({"TOOLKIT_TARGET": "m", variable: "Yes"})
+        ServeSettings.from_env({"TOOLKIT_TARGET": "m", variable: "maybe"})
+    off = ServeSettings.from_env({"TOOLKIT_TARGET": "m", variable: "off"})
+    on = ServeSettings.from_env({"TOOLKIT_TARGET": "m", variable: "Yes"})
     field = {"TOOLKIT_METRICS": "metrics", "TOOLKIT_OTEL": "telemetry"}.get(
         variable, "trace_arguments"
     )

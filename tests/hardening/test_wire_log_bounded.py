@@ -20,7 +20,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from tests.support.serving import serving
-from toolkit.wire_log import httpx_event_hooks
+from toolkit.records.wire_log import httpx_event_hooks
 
 SIZE = 20_000_000
 CHUNK = b"y" * 100_000

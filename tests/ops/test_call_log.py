@@ -15,8 +15,9 @@ from typer.testing import CliRunner
 
 from adapters.cli import _render, app
 from adapters.cli._calls import parse_time
-from toolkit import ToolRegistry, mcp_tool
-from toolkit.call_log import CallLog, call_log_path, caller_scope, read_calls
+from adapters.stores.sqlite import call_log_path
+from toolkit import CallOptions, CallRecord, ToolRegistry, mcp_tool
+from toolkit.records.call_log import CallLog, read_calls
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -60,15 +61,15 @@ def test_calls_made_by_another_process_show_up_in_toolkit_calls(tmp_path: Path) 
     db = tmp_path / "calls.db"
     script = textwrap.dedent(
         f"""
-        from toolkit import ToolRegistry
-        from toolkit.call_log import CallLog, caller_scope
+        from toolkit import CallOptions, ToolRegistry
+        from toolkit.records.call_log import CallLog
         from adapters.demo.warehouse_app import registry
 
         log = CallLog({str(db)!r}, caller="worker-7").attach(registry)
         registry.call_sync("query_bins", {{"tenant_code": "acme"}})
         registry.call_sync("no_such_tool", {{}})
-        with caller_scope("alice"):
-            registry.call_sync("query_bins", {{"tenant_code": "acme"}})
+        alice = CallOptions(caller="alice")
+        registry.call_sync("query_bins", {{"tenant_code": "acme"}}, options=alice)
         log.close()
         assert log.written == 3, log.written
         """
@@ -190,11 +191,20 @@ def test_a_locked_database_is_counted_not_raised(tmp_path: Path) -> None:
     assert [c.arguments["user"] for c in read_calls(db)] == ["after", "first"]
 
 
-def test_caller_scope_and_targets(tmp_path: Path) -> None:
-    with caller_scope("tenant-a"):
-        from toolkit.call_log import current_caller
+def test_the_caller_is_a_field_of_the_record(tmp_path: Path) -> None:
+    seen: list[CallRecord] = []
+    registry = ToolRegistry()
+    registry.register(login)
+    options = CallOptions(caller="tenant-a", peer="10.0.0.9", on_record=seen.append)
+    registry.call_sync("login", {"user": "a", "password": "x"}, options=options)
+    registry.call_sync(
+        "login", {"user": "b", "password": "x"}, options=options.replace(caller=None)
+    )
+    assert [(r.caller, r.peer) for r in seen] == [("tenant-a", "10.0.0.9"), (None, "10.0.0.9")]
+    assert seen[0].to_dict()["caller"] == "tenant-a" and "caller" not in seen[1].to_dict()
 
-        assert current_caller() == "tenant-a"
+
+def test_targets(tmp_path: Path) -> None:
     assert call_log_path("sqlite:////var/x.db") == Path("/var/x.db")
     with pytest.raises(ValueError, match="is not a SQLite file"):
         call_log_path("postgresql://db/calls")
@@ -254,14 +264,14 @@ def test_served_calls_are_logged_under_the_authenticated_caller(
 ) -> None:
     import httpx
 
-    from adapters.mcp_server import AppSettings, create_app
+    from adapters.mcp_server import ServeSettings, create_app
     from tests.support.serving import serving
 
     monkeypatch.setenv("ALICE_TOKEN", "alice-token-0123456789")
     callers = tmp_path / "callers.json"
     callers.write_text(json.dumps({"callers": {"alice": {"token": "${ALICE_TOKEN}"}}}))
     db = tmp_path / "calls.db"
-    settings = AppSettings(
+    settings = ServeSettings(
         target="tests.support.served_registry:registry",
         callers=str(callers),
         call_log=str(db),
@@ -285,8 +295,8 @@ def test_served_calls_are_logged_under_the_authenticated_caller(
 
 
 def test_another_database_plugs_in_by_its_url_scheme(tmp_path: Path) -> None:
-    from toolkit._call_store_sqlite import SqliteCallStore
-    from toolkit.call_store import register_call_store
+    from adapters.stores.sqlite import SqliteCallStore
+    from toolkit.records.store import register_call_store
 
     def shard(target: str, busy_timeout: float) -> SqliteCallStore:
         name = target.split("://", 1)[1]  # shard://NAME: one SQLite file per name

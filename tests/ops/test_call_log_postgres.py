@@ -16,23 +16,23 @@ from typer.testing import CliRunner
 
 from adapters.cli import _render, app
 from tests.support.postgres import PostgresCluster
-from toolkit import ToolRegistry, mcp_tool
-from toolkit.call_log import CallLog, caller_scope, read_calls
+from toolkit import CallOptions, ToolRegistry, mcp_tool
+from toolkit.records.call_log import CallLog, read_calls
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
 
 WRITER = """
 import sys
-from toolkit.call_log import CallLog, caller_scope
+from toolkit import CallOptions
+from toolkit.records.call_log import CallLog
 from adapters.demo.warehouse_app import registry
 
 url, host, who = sys.argv[1:4]
 log = CallLog(url, caller=f"{host}-process", host=host).attach(registry)
 for i in range(3):
     registry.call_sync("query_bins", {"tenant_code": "acme"})
-with caller_scope(who):
-    registry.call_sync("no_such_tool", {})
+registry.call_sync("no_such_tool", {}, options=CallOptions(caller=who))
 log.close()
 assert log.written == 4 and log.dropped == 0, (log.written, log.dropped)
 """
@@ -180,8 +180,8 @@ def test_retention_and_odd_tool_names(postgres_url: str) -> None:
 def test_the_peer_and_the_caller_are_both_kept(postgres_url: str) -> None:
     registry = _registry()
     with CallLog(postgres_url).attach(registry) as log:
-        with caller_scope("10.1.2.3", peer="10.1.2.3"), caller_scope("alice"):
-            registry.call_sync("login", {"user": "a", "password": "x"})
+        options = CallOptions(caller="alice", peer="10.1.2.3")
+        registry.call_sync("login", {"user": "a", "password": "x"}, options=options)
         assert log.flush()
     (call,) = read_calls(postgres_url, caller="alice")
     assert (call.caller, call.peer) == ("alice", "10.1.2.3")

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from adapters.mcp_server import AppSettings, create_app
+from adapters.mcp_server import ServeSettings, create_app
 from tests.support.orders_service import serving_orders
 from tests.support.serving import serving
 
@@ -61,10 +61,10 @@ def test_remote_servers_http_tools_and_callers_reach_every_worker(
             )
         )
         # No target: the app's registry holds the remote and HTTP tools alone.
-        env = AppSettings(
+        env = ServeSettings(
             target=None, config=str(config), callers=str(callers), telemetry=False
         ).to_env()
-        settings = AppSettings.from_env(env)
+        settings = ServeSettings.from_env(env)
         assert settings.config == str(config) and settings.callers == str(callers)
         with serving(create_app(settings)) as base:
             refused = _rpc(base, "tools/list", {}, token=None)
@@ -88,9 +88,11 @@ def test_remote_servers_http_tools_and_callers_reach_every_worker(
 
 
 def test_a_config_or_http_tools_file_alone_is_enough_to_serve() -> None:
-    settings = AppSettings.from_env({"TOOLKIT_HTTP_TOOLS": "tools.yaml"})
+    settings = ServeSettings.from_env({"TOOLKIT_HTTP_TOOLS": "tools.yaml"})
     assert settings.target is None and settings.http_tools == "tools.yaml"
     with pytest.raises(ValueError, match="TOOLKIT_CONFIG / TOOLKIT_HTTP_TOOLS"):
-        AppSettings.from_env({})
-    destructive = AppSettings.from_env({"TOOLKIT_TARGET": "m", "TOOLKIT_ALLOW_DESTRUCTIVE": "a, b"})
+        ServeSettings.from_env({})
+    destructive = ServeSettings.from_env(
+        {"TOOLKIT_TARGET": "m", "TOOLKIT_ALLOW_DESTRUCTIVE": "a, b"}
+    )
     assert destructive.allow_destructive == ("a", "b")

@@ -17,7 +17,7 @@ from mcp.client.session import ClientRequestContext
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.ops.test_workers import _port, _stop_tree, _wait_healthy
-from toolkit.call_log import read_calls
+from toolkit.records.call_log import read_calls
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLKIT = Path(sys.executable).parent / "toolkit"

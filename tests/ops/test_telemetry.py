@@ -18,11 +18,11 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from adapters.mcp_server import AppSettings, create_app
+from adapters.mcp_server import ServeSettings, create_app
 from adapters.otel import CallTelemetry, instrument
 from tests.adapters.mcp_server.conftest import serving
 from toolkit import ToolRegistry, mcp_tool
-from toolkit.call_log import read_calls
+from toolkit.records.call_log import read_calls
 
 TOKEN = "otel-token-81c2"
 EXPORTER = InMemorySpanExporter()
@@ -43,7 +43,7 @@ def _sdk() -> None:
 @pytest.fixture
 def base_url(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     monkeypatch.setenv("OTEL_TEST_TOKEN", TOKEN)
-    settings = AppSettings(
+    settings = ServeSettings(
         target="tests.support.served_registry:registry",
         token_env="OTEL_TEST_TOKEN",
         metrics=True,
@@ -118,7 +118,7 @@ async def test_a_served_call_is_a_span_under_the_mcp_request(base_url: str) -> N
 
 
 def test_the_call_log_names_the_caller_from_a_trusted_header(tmp_path: Path) -> None:
-    settings = AppSettings(
+    settings = ServeSettings(
         target="tests.support.served_registry:registry",
         call_log=str(tmp_path / "calls.db"),
         caller_header="X-Forwarded-User",
@@ -273,7 +273,8 @@ def test_every_call_is_a_span_with_no_set_up_call() -> None:
 NO_SDK = """
 import time
 from opentelemetry import trace
-from toolkit import ToolRegistry, _auto_telemetry
+from toolkit import ToolRegistry
+from toolkit.records import _auto_telemetry
 
 looks = []
 real = trace.get_tracer_provider
@@ -299,7 +300,8 @@ print("ok")
 NO_API = """
 import sys
 sys.modules["opentelemetry"] = None  # as if opentelemetry-api were not installed
-from toolkit import ToolRegistry, _auto_telemetry
+from toolkit import ToolRegistry
+from toolkit.records import _auto_telemetry
 
 def ping() -> str:
     '''Ping.'''

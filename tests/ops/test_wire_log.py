@@ -14,7 +14,12 @@ from starlette.routing import Route
 from adapters.mcp_server import build_server, http_app
 from tests.adapters.mcp_server.conftest import serving
 from tests.support import served_registry
-from toolkit.wire_log import httpx_event_hooks, log_exchange, redact_headers, wire_log_enabled
+from toolkit.records.wire_log import (
+    httpx_event_hooks,
+    log_exchange,
+    redact_headers,
+    wire_log_enabled,
+)
 
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 

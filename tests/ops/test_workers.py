@@ -17,8 +17,8 @@ import httpx
 import psutil
 import pytest
 
-from adapters.mcp_server import AppSettings, create_app
-from toolkit.call_log import read_calls
+from adapters.mcp_server import ServeSettings, create_app
+from toolkit.records.call_log import read_calls
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLKIT = Path(sys.executable).parent / "toolkit"
@@ -180,9 +180,9 @@ def test_the_factory_explains_a_missing_target(monkeypatch: pytest.MonkeyPatch) 
     with pytest.raises(ValueError, match="Set TOOLKIT_TARGET"):
         create_app()
     with pytest.raises(ValueError, match=r"\$TOOLKIT_PAGE_SIZE='ten' is not a whole number"):
-        AppSettings.from_env({"TOOLKIT_TARGET": "x", "TOOLKIT_PAGE_SIZE": "ten"})
-    settings = AppSettings(target="m:r", allowed_hosts=("a", "b"), page_size=5, call_log="c.db")
-    assert AppSettings.from_env(settings.to_env()) == settings
+        ServeSettings.from_env({"TOOLKIT_TARGET": "x", "TOOLKIT_PAGE_SIZE": "ten"})
+    settings = ServeSettings(target="m:r", allowed_hosts=("a", "b"), page_size=5, call_log="c.db")
+    assert ServeSettings.from_env(settings.to_env()) == settings
 
 
 def test_workers_refuse_what_cannot_scale() -> None:

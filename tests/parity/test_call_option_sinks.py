@@ -74,21 +74,19 @@ def registry() -> ToolRegistry:
 
 
 @pytest.mark.anyio
-async def test_the_old_keywords_warn_and_still_work(registry: ToolRegistry) -> None:
-    with pytest.warns(DeprecationWarning, match=r"options=CallOptions\(policy=\.\.\.\)"):
-        denied = registry.call_sync("echo", {"text": "hi"}, policy=_deny)
-    assert denied.code is ErrorCode.DENIED
-    with pytest.warns(DeprecationWarning, match=r"CallOptions\(approver=\.\.\.\)") as caught:
-        approved = registry.call_sync(
-            "wipe", {"scope": "tmp"}, approver=lambda request: Approval(True)
-        )
-    assert approved.content == "wiped tmp"
-    assert caught[0].filename == __file__  # the warning points at the caller's line
-    with pytest.warns(DeprecationWarning, match=r"CallOptions\(propagate=\.\.\.\)"):
-        with pytest.raises(_Stop):
-            await registry.call("stop", propagate=(_Stop,))
-    with pytest.warns(DeprecationWarning, match=r"CallOptions\(policy=\.\.\., propagate=\.\.\.\)"):
-        many = await registry.call_many([("echo", {"text": "a"})], policy=_deny, propagate=(_Stop,))
+async def test_call_options_are_the_one_spelling(registry: ToolRegistry) -> None:
+    """The shorthands policy=, approver= and propagate= are gone from every entry point."""
+    for keyword, value in (("policy", _deny), ("approver", _deny), ("propagate", (_Stop,))):
+        with pytest.raises(TypeError, match=keyword):
+            registry.call_sync("echo", {"text": "hi"}, **{keyword: value})
+        with pytest.raises(TypeError, match=keyword):
+            await registry.call("echo", {"text": "hi"}, **{keyword: value})
+        with pytest.raises(TypeError, match=keyword):
+            await registry.call_many([("echo", {"text": "a"})], **{keyword: value})
+    stopping = CallOptions(propagate=(_Stop,))
+    with pytest.raises(_Stop):
+        await registry.call("stop", options=stopping)
+    many = await registry.call_many([("echo", {"text": "a"})], options=DENY_ALL)
     assert [r.code for r in many] == [ErrorCode.DENIED]
 
 

@@ -17,20 +17,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: Core modules that no other core module imports, each with the reason it is still the core's.
 ENTRY_MODULES = {
-    "toolkit.loader": "turns a TARGET into a registry with the core's private scanner",
-    "toolkit.runtime": "the public face of the core's shared event loop (toolkit._sync)",
-    "toolkit.wire_log": "masks wire traffic by the core's redaction rules, as call records are",
     "toolkit.json_schema_tool": "a public tool kind, exported from toolkit as JsonSchemaTool",
-    "toolkit.toolset_kinds": "the one type table (as_toolset) every sink adds sources through",
-    "toolkit.cache": "a built-in middleware of the call path, exported from toolkit as ResultCache",
-    "toolkit.caller_budget": "a built-in middleware (a run per caller), exported as CallerBudget",
-    "toolkit.rate_limit": "a built-in middleware of the call path, exported as RateLimit",
-    "toolkit.served_view": "the caller rule for resources and prompts, beside the tools' own",
 }
 
 
 def _by_name(package: str) -> re.Pattern[str]:
-    """A module named as a string (``"toolkit._call_store_postgres:PostgresCallStore"``) for
+    """A module named as a string (``"adapters.stores.postgres:PostgresCallStore"``) for
     importlib: a lazy import that no ``import`` statement shows."""
     return re.compile(rf"({package}(?:\.\w+)+)(?::\w+)?")
 
@@ -71,7 +63,8 @@ def unused_modules(package: Path) -> set[str]:
     """Modules of ``package`` that none of its other modules imports.
 
     The package's own ``__init__`` does not count as a user: re-exporting a name is a door to
-    a module, not a use of it.
+    a module, not a use of it. A room's ``__init__`` (``toolkit.calls``, ``toolkit.records``...)
+    does: a module a room re-exports is one of the room's public entries.
     """
     modules = _module_names(package)
     facade = package.name

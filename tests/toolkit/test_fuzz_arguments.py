@@ -119,6 +119,8 @@ _SCHEMA = {
 class SchemaTool:
     """A tool described by a JSON Schema, as remote and HTTP tools are."""
 
+    runs = "async"
+
     def __init__(self, name: str = "search") -> None:
         self._spec = ToolSpec(name=name, description="Search.", input_schema=_SCHEMA)
         self._validator = jsonschema.Draft202012Validator(_SCHEMA)

@@ -18,8 +18,9 @@ from typing import Any
 import anyio
 import pytest
 
-from toolkit import CallOptions, ToolRegistry, ToolResult, _workers
-from toolkit._cpu import current_cpu
+from toolkit import CallOptions, ToolRegistry, ToolResult
+from toolkit.calls import _workers
+from toolkit.calls._cpu import current_cpu
 from toolkit.errors import ErrorCode
 
 pytestmark = pytest.mark.anyio
@@ -185,7 +186,7 @@ async def test_await_call_of_a_hung_tool_is_a_timeout_and_frees_the_worker() -> 
 
 
 def test_workers_are_not_pinned_when_the_environment_says_no() -> None:
-    code = "from toolkit._cpu import current_cpu; print(current_cpu())"
+    code = "from toolkit.calls._cpu import current_cpu; print(current_cpu())"
     env: dict[str, Any] = {**os.environ, "TOOLKIT_PIN_WORKERS": "0"}
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60

@@ -24,6 +24,8 @@ SURFACE = {
     "ToolRegistry",
     "RegistrySettings",
     "CallOptions",
+    "UNSET",
+    "Unset",
     "ToolResult",
     "CallRecord",
     "Content",

@@ -70,6 +70,8 @@ def make_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Ca
 class EchoTool:
     """A hand-written Tool (not a function): what a remote or HTTP tool looks like."""
 
+    runs = "async"
+
     def __init__(self, name: str = "echo") -> None:
         self._name = name
         self.spec = ToolSpec(

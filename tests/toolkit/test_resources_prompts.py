@@ -266,7 +266,7 @@ async def test_a_slow_sync_resource_times_out() -> None:
 
 
 def test_a_failing_change_listener_neither_undoes_the_change_nor_stops_the_others() -> None:
-    from toolkit.prompts import PromptRegistry
+    from toolkit.catalog.prompts import PromptRegistry
 
     def greet(name: str) -> str:
         """Greet someone.

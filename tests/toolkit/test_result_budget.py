@@ -26,15 +26,15 @@ from toolkit import (
     ToolResult,
     mcp_tool,
 )
-from toolkit.result_budget import (
+from toolkit.calls.settings import RegistrySettings
+from toolkit.results.budget import (
     DEFAULT_RESULT_BUDGET,
     NO_BUDGET,
     READ_RESULT,
     fit_result,
     model_size,
 )
-from toolkit.result_store import MemoryResultStore, SqliteResultStore
-from toolkit.settings import RegistrySettings
+from toolkit.results.store import MemoryResultStore, SqliteResultStore
 
 BUDGET = 20_000
 
@@ -254,7 +254,7 @@ def test_results_kept_in_a_sqlite_file_are_read_by_another_registry(tmp_path: Pa
     cut = worker_a.call_sync("server_log", {"mb": 1})
     worker_b = _registry()
     worker_b.configure(result_store=SqliteResultStore(path))
-    from toolkit.result_reader import offer_reader
+    from toolkit.results.reader import offer_reader
 
     offer_reader(worker_b)
     answer = worker_b.call_sync(READ_RESULT, {"call_id": cut.call_id, "find": "GET /orders/9999 "})
@@ -277,7 +277,7 @@ def test_model_size_counts_images_by_their_base64() -> None:
 
 
 def test_the_memory_store_drops_the_oldest_past_its_size() -> None:
-    from toolkit.result_store import StoredResult
+    from toolkit.results.store import StoredResult
 
     store = MemoryResultStore(max_chars=10)
     store.put(StoredResult("a", "t", "", "x" * 6, 100, 2e9))
@@ -288,8 +288,8 @@ def test_the_memory_store_drops_the_oldest_past_its_size() -> None:
 
 
 def test_a_call_log_keeps_cut_results_in_its_file_for_every_process(tmp_path: Path) -> None:
-    from toolkit.call_log import CallLog
-    from toolkit.result_reader import offer_reader
+    from toolkit.records.call_log import CallLog
+    from toolkit.results.reader import offer_reader
 
     path = tmp_path / "calls.db"
     worker_a, worker_b = _registry(), _registry()

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from toolkit import CallOptions, ErrorCode, Run, RunBudget, ToolRegistry, mcp_tool
-from toolkit.budget import current_run
+from toolkit.governance.budget import current_run
 
 RAN: list[str] = []
 

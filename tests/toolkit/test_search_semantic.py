@@ -10,7 +10,7 @@ from typing import Any
 import numpy
 import pytest
 
-import toolkit._semantic as semantic
+import toolkit.search._semantic as semantic
 from tests.support.trigram_embedder import trigram_vectors
 from toolkit import ToolRegistry, mcp_tool
 from toolkit.search import ToolIndex

@@ -14,9 +14,9 @@ from toolkit import (
     Toolset,
     mcp_tool,
 )
-from toolkit.object_toolset import ObjectToolset
-from toolkit.pinned import PinnedTool
-from toolkit.toolset import BaseToolset
+from toolkit.toolsets.object_toolset import ObjectToolset
+from toolkit.toolsets.pinned import PinnedTool
+from toolkit.toolsets.toolset import BaseToolset
 
 pytestmark = pytest.mark.anyio
 

@@ -17,9 +17,9 @@ from toolkit import (
     as_toolset,
     mcp_tool,
 )
-from toolkit.object_toolset import ObjectToolset
-from toolkit.toolset import BaseToolset
-from toolkit.toolset_kinds import TOOLSET_KINDS, RegistryToolset
+from toolkit.toolsets.object_toolset import ObjectToolset
+from toolkit.toolsets.toolset import BaseToolset
+from toolkit.toolsets.toolset_kinds import TOOLSET_KINDS, RegistryToolset
 
 pytestmark = pytest.mark.anyio
 

@@ -6,12 +6,12 @@ validate the model's arguments, bind them (with the caller's context and injecte
 the call, and serialize what the function returns.
 """
 
-from toolkit._describe import describe_type
 from toolkit.schema._builder import build_function_schema
 from toolkit.schema._docstring import DocstringInfo, parse_docstring
 from toolkit.schema._function_schema import FunctionSchema
 from toolkit.schema._injection import is_context_annotation, is_injected_annotation
 from toolkit.schema._refs import inline_local_refs
+from toolkit.views._describe import describe_type
 
 __all__ = [
     "DocstringInfo",

@@ -31,6 +31,7 @@ from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
+from toolkit.calls.wire import is_content_hint
 from toolkit.errors import RegistrationError
 from toolkit.schema._callable import EMPTY, CallableInfo, ParamInfo, inspect_callable
 from toolkit.schema._class_docs import describe_class_fields
@@ -40,7 +41,6 @@ from toolkit.schema._function_schema import FunctionSchema, _Output
 from toolkit.schema._portable import portable_hint
 from toolkit.schema._refs import inline_local_refs, strip_titles
 from toolkit.schema._serialize import AnnotationOutput, SchemaOutput
-from toolkit.wire import is_content_hint
 
 __all__ = ["build_function_schema"]
 

@@ -11,7 +11,7 @@ from adapters.action_xml import XmlToolCallingModel
 from adapters.mcp_server import build_server
 from adapters.testing import ScriptedChatModel
 from toolkit import RegistrationError, ToolRegistry, mcp_tool
-from toolkit.examples import EXAMPLES_META_KEY
+from toolkit.calls.examples import EXAMPLES_META_KEY
 
 
 @mcp_tool(

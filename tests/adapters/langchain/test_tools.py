@@ -24,7 +24,7 @@ from toolkit import (
     ToolResult,
     mcp_tool,
 )
-from toolkit.spec import ToolSpec
+from toolkit.calls.spec import ToolSpec
 
 
 class Fatal(Exception):
@@ -67,6 +67,8 @@ def injected(
 
 class Camera:
     """A non-local tool: it only implements the Tool protocol and returns an image block."""
+
+    runs = "async"
 
     name = "snapshot"
     spec = ToolSpec(

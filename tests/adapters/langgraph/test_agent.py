@@ -13,7 +13,7 @@ from adapters.langchain.approval import NOT_ASKED
 from adapters.langgraph import RunSummary, build_agent
 from adapters.testing import Call, OpenAIStub, ScriptedChatModel, Turn
 from tests.adapters.langgraph.conftest import chat
-from toolkit import ToolRegistry, mcp_tool
+from toolkit import CallOptions, ToolRegistry, mcp_tool
 
 
 def _tool_messages(state: dict[str, Any]) -> list[ToolMessage]:
@@ -158,11 +158,10 @@ def test_policy_passed_to_build_agent_decides(stub: OpenAIStub, registry) -> Non
     stub.script(Turn(tool_calls=[Call("get_bin", {"code": "B-1"})]), Turn(text="ok"))
     # A policy denying every call would also hide every tool (test_per_run_tools.py): this
     # one judges the arguments, so the tool is still offered and its call denied.
-    agent = build_agent(
-        chat(stub),
-        registry,
-        policy=lambda request: "deny" if request.arguments.get("code") == "B-1" else "allow",
+    deny = CallOptions(
+        policy=lambda request: "deny" if request.arguments.get("code") == "B-1" else "allow"
     )
+    agent = build_agent(chat(stub), registry, options=deny)
     state = agent.invoke({"messages": [("user", "x")]})
     assert state["tool_calls"][0]["code"] == "DENIED"
 

@@ -18,7 +18,7 @@ from adapters.testing import ScriptedChatModel
 from tests.support import big_results
 from tests.support.big_results import NEEDLE
 from toolkit import ToolRegistry
-from toolkit.result_budget import READ_RESULT
+from toolkit.results.budget import READ_RESULT
 
 BUDGET = 8_000
 

@@ -11,7 +11,7 @@ import pytest
 from adapters.langgraph import build_agent
 from adapters.testing import Call, OpenAIStub, Turn
 from tests.adapters.langgraph.conftest import chat
-from toolkit import CallRequest, ToolContext, ToolRegistry, ToolSpec, mcp_tool
+from toolkit import CallOptions, CallRequest, ToolContext, ToolRegistry, ToolSpec, mcp_tool
 
 
 def _offer_refunds(spec: ToolSpec, context: ToolContext) -> ToolSpec | None:
@@ -79,7 +79,9 @@ def _run(agent: Any, role: str) -> None:
 
 def test_one_agent_offers_each_caller_its_own_tools(stub: OpenAIStub) -> None:
     stub.script(Turn(text="ok"), Turn(text="ok"), Turn(text="ok"))
-    agent = build_agent(chat(stub), _registry(), policy=_admins_only, context_keys=["role"])
+    agent = build_agent(
+        chat(stub), _registry(), options=CallOptions(policy=_admins_only), context_keys=["role"]
+    )
     for role in ("admin", "clerk", "guest"):
         _run(agent, role)
 
@@ -95,14 +97,16 @@ def test_one_agent_offers_each_caller_its_own_tools(stub: OpenAIStub) -> None:
 @pytest.mark.anyio
 async def test_under_ainvoke_too(stub: OpenAIStub) -> None:
     stub.script(Turn(text="ok"))
-    agent = build_agent(chat(stub), _registry(), policy=_admins_only, context_keys=["role"])
+    agent = build_agent(
+        chat(stub), _registry(), options=CallOptions(policy=_admins_only), context_keys=["role"]
+    )
     await agent.ainvoke({"messages": [("user", "hi")]}, {"configurable": {"role": "guest"}})
     assert sorted(_offered(stub.requests[0])) == ["find_order"]
 
 
 def test_a_caller_who_sees_no_tool_gets_the_model_without_tools(stub: OpenAIStub) -> None:
     stub.script(Turn(text="I cannot do anything for you."))
-    agent = build_agent(chat(stub), _registry(), policy=lambda request: "deny")
+    agent = build_agent(chat(stub), _registry(), options=CallOptions(policy=lambda request: "deny"))
     state = agent.invoke({"messages": [("user", "hi")]})
     assert "tools" not in stub.requests[0] and stub.rejections == []
     assert state["messages"][-1].content == "I cannot do anything for you."
@@ -128,7 +132,9 @@ def test_a_hook_that_raises_hides_its_tool_with_a_warning(
 
 def test_a_call_of_a_tool_the_caller_cannot_see_is_not_found(stub: OpenAIStub) -> None:
     stub.script(Turn(tool_calls=[Call("purge_orders", {})]), Turn(text="I cannot purge."))
-    agent = build_agent(chat(stub), _registry(), policy=_admins_only, context_keys=["role"])
+    agent = build_agent(
+        chat(stub), _registry(), options=CallOptions(policy=_admins_only), context_keys=["role"]
+    )
     state = agent.invoke({"messages": [("user", "purge")]}, {"configurable": {"role": "clerk"}})
     [entry] = state["tool_calls"]
     assert entry["code"] == "TOOL_NOT_FOUND"

@@ -16,7 +16,7 @@ import pytest
 
 from adapters.mcp_client import McpClientPool, with_defaults
 from adapters.mcp_client._handlers import client_options
-from toolkit.interaction import Elicitation, SamplingMessage
+from toolkit.calls.interaction import Elicitation, SamplingMessage
 from toolkit.result import ImageContent
 
 pytestmark = pytest.mark.anyio

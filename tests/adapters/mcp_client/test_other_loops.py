@@ -119,13 +119,15 @@ def test_call_sync_while_the_pool_lives_on_another_loop_in_a_thread() -> None:
 
 @pytest.mark.anyio
 async def test_a_second_event_loop_in_a_thread_calls_calls_many_and_cancels() -> None:
-    async with McpClientPool(CONFIG, grace=0.5) as pool:
+    # No wall-clock budget: the 20 calls prove they run at once by meeting on the server (a
+    # call waits there until all 20 are in flight), so a busy machine only makes them slower.
+    async with McpClientPool({"s": stdio(call_timeout=60.0)}, grace=0.5) as pool:
         registry = ToolRegistry()
         await pool.register_into(registry)
 
         async def second_loop() -> dict[str, Any]:
             echo = await registry.call("s_echo", {"text": "from afar"})
-            calls = [("s_slow", {"ms": 200, "tag": str(i)}, f"c{i}") for i in range(20)]
+            calls = [("s_meet", {"n": 20, "tag": str(i)}, f"c{i}") for i in range(20)]
             many = await registry.call_many(calls)
             started = time.monotonic()
             with anyio.move_on_after(0.3) as scope:
@@ -143,7 +145,8 @@ async def test_a_second_event_loop_in_a_thread_calls_calls_many_and_cancels() ->
         out = await anyio.to_thread.run_sync(anyio.run, second_loop)
         assert out["echo"] == "from afar"
         assert out["many"] == [str(i) for i in range(20)]
-        assert out["cancelled"] and out["cancelled_in"] < 0.3 + 2
+        # Cancelled by the caller, long before the 60 s the server's calls may take.
+        assert out["cancelled"] and out["cancelled_in"] < 30
         assert out["after"] == "still here"
         assert (await registry.call("s_echo", {"text": "home"})).content == "home"
         assert pool.connection("s").connects == 1

@@ -6,20 +6,20 @@ import pytest
 from typer.testing import CliRunner
 
 from adapters.cli._serve import app
-from adapters.mcp_server import serve_command, token_from_env
+from adapters.mcp_server import ServeSettings, serve_command, token_from_env
 
 TARGET = "tests.support.served_registry:registry"
 
 
 def test_a_token_for_stdio_is_refused() -> None:
     with pytest.raises(ValueError, match="only applies to --transport http"):
-        serve_command(TARGET, "stdio", token_env="SOME_TOKEN")
+        serve_command(ServeSettings(target=TARGET, token_env="SOME_TOKEN"))
 
 
 def test_an_empty_token_variable_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SERVE_TEST_TOKEN", "  ")
     with pytest.raises(ValueError, match="SERVE_TEST_TOKEN is unset or empty"):
-        serve_command(TARGET, "http", token_env="SERVE_TEST_TOKEN")
+        serve_command(ServeSettings(target=TARGET, transport="http", token_env="SERVE_TEST_TOKEN"))
     monkeypatch.setenv("SERVE_TEST_TOKEN", "abc")
     assert token_from_env("SERVE_TEST_TOKEN") == "abc"
 

@@ -12,7 +12,7 @@ from mcp import Client, StdioServerParameters
 from typer.testing import CliRunner
 
 from adapters.cli._serve import app
-from adapters.mcp_server import AppSettings
+from adapters.mcp_server import ServeSettings
 from adapters.mcp_server._embedder import load_embedder
 from tests.support import trigram_embedder
 
@@ -65,8 +65,8 @@ def test_the_factory_is_built_and_its_setting_travels_to_workers() -> None:
     spec = "tests.support.trigram_embedder:build"
     unbuilt: object = load_embedder(spec, build=False)
     assert unbuilt is trigram_embedder.build  # checked without loading a model
-    settings = AppSettings(target=TARGET, tool_search=3, search_embedder=EMBEDDER)
-    assert AppSettings.from_env(settings.to_env()).search_embedder == EMBEDDER
+    settings = ServeSettings(target=TARGET, tool_search=3, search_embedder=EMBEDDER)
+    assert ServeSettings.from_env(settings.to_env()).search_embedder == EMBEDDER
 
 
 def test_a_factory_that_fails_says_so() -> None:

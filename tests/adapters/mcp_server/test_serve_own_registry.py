@@ -12,7 +12,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from toolkit import ToolRegistry
-from toolkit.loader import load_registry
+from toolkit.toolsets.loader import load_registry
 
 ROOT = Path(__file__).resolve().parents[3]
 

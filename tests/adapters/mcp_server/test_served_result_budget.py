@@ -22,7 +22,7 @@ from tests.support.big_results import NEEDLE
 from tests.support.serving import serving
 from tests.support.sse import sse_events
 from toolkit import CallOptions, ToolRegistry
-from toolkit.result_budget import NO_BUDGET, READ_RESULT
+from toolkit.results.budget import NO_BUDGET, READ_RESULT
 
 ROOT = Path(__file__).resolve().parents[3]
 SERVED = "tests.support.big_results:registry"  # a budget of 20,000 characters

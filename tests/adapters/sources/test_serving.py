@@ -10,11 +10,14 @@ from typing import Any
 import httpx
 import pytest
 
-from adapters.mcp_server import AppSettings, create_app, serve_command
+from adapters.mcp_server import ServeSettings, create_app, serve_command
 from tests.support.orders_service import example_config, serving_orders
 from tests.support.serving import serving
 
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+TOOLS = "tests.toolkit.tools_for_tests"
 
 
 def write(path: Path, data: dict[str, Any]) -> str:
@@ -34,13 +37,13 @@ def names_served(base: str) -> set[str]:
 def test_create_app_refuses_a_broken_config_before_it_serves(tmp_path: Path) -> None:
     config = write(tmp_path / "mcp.json", {"mcpServers": {"broken": {"url": 7}}})
     with pytest.raises(ValueError, match="'broken'"):
-        create_app(AppSettings(target=None, config=config, telemetry=False))
+        create_app(ServeSettings(target=None, config=config, telemetry=False))
 
 
 def test_create_app_serves_the_target_and_an_http_tools_file(tmp_path: Path) -> None:
     with serving_orders() as (orders, _recorder):
         http_file = write(tmp_path / "http.json", example_config(orders))
-        settings = AppSettings(
+        settings = ServeSettings(
             target="tests.toolkit.tools_for_tests", http_tools=http_file, telemetry=False
         )
         with serving(create_app(settings)) as base:
@@ -51,13 +54,13 @@ def test_create_app_serves_the_target_and_an_http_tools_file(tmp_path: Path) -> 
 def test_serve_checks_every_file_once_before_starting_workers(tmp_path: Path) -> None:
     bad_http = write(tmp_path / "http.json", {"httpTools": {"t": {"endpoint": "nowhere"}}})
     with pytest.raises(ValueError, match=r"t\.endpoint"):
-        serve_command(None, "http", workers=2, http_tools=bad_http)
+        serve_command(ServeSettings(transport="http", workers=2, http_tools=bad_http))
     bad_config = write(tmp_path / "mcp.json", {"mcpServers": {"broken": {"url": 7}}})
     with pytest.raises(ValueError, match="'broken'"):
-        serve_command("tests.toolkit.tools_for_tests", "http", workers=2, config=bad_config)
+        serve_command(ServeSettings(target=TOOLS, transport="http", workers=2, config=bad_config))
 
 
 def test_serve_in_one_process_refuses_a_broken_file_before_it_starts(tmp_path: Path) -> None:
     bad_config = write(tmp_path / "mcp.json", {"mcpServers": {"broken": {"url": 7}}})
     with pytest.raises(ValueError, match="'broken'"):
-        serve_command("tests.toolkit.tools_for_tests", "stdio", config=bad_config)
+        serve_command(ServeSettings(target=TOOLS, config=bad_config))

@@ -47,6 +47,27 @@ async def slow(ms: int = 100, tag: str = "") -> str:
     return tag
 
 
+#: The calls of :func:`meet` in flight, by the number each waits for.
+_rooms: dict[int, dict[str, Any]] = {}
+
+
+@server.tool()
+async def meet(n: int, tag: str = "") -> str:
+    """Wait until ``n`` calls of ``meet`` are in flight at once, then return the tag.
+
+    Proves concurrency without a clock: calls made one after another never fill the room, and
+    each answers ``"alone"`` after 30 s instead.
+    """
+    room = _rooms.setdefault(n, {"in": 0, "full": anyio.Event()})
+    room["in"] += 1
+    if room["in"] >= n:
+        room["full"].set()
+    with anyio.move_on_after(30):
+        await room["full"].wait()
+        return tag
+    return "alone"
+
+
 @server.tool()
 async def hang() -> str:
     """Never return."""

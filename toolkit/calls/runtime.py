@@ -1,0 +1,11 @@
+"""The shared background event loop of the sync entry points, for adapters and applications.
+
+``registry.call_sync`` and LangChain's ``invoke`` run coroutines on one background loop, so
+resources bound to an event loop (remote connections, their owner tasks) are created and used on
+the same loop whichever sync caller comes first. Code that owns such resources (a connection
+pool) uses the same loop through these functions.
+"""
+
+from toolkit.calls._sync import get_portal, is_blocked, run_sync
+
+__all__ = ["get_portal", "is_blocked", "run_sync"]
