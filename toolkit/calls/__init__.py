@@ -8,6 +8,7 @@ of the sync entry points.
 Every name here is public: adapters import the core's names from ``toolkit`` or from a room.
 """
 
+from toolkit.calls.examples import EXAMPLES_META_KEY
 from toolkit.calls.interaction import (
     LOG_LEVELS,
     ClientChannel,
@@ -39,11 +40,12 @@ from toolkit.calls.wire import (
     model_content,
     resource_text,
 )
-from toolkit.context import ProgressCallback
+from toolkit.context import LogCallback, ProgressCallback
 
 __all__ = [
     "CONTENT_TYPES",
     "DEFAULT_TIMEOUT",
+    "EXAMPLES_META_KEY",
     "LOG_LEVELS",
     "NAME_PATTERN",
     "UNSET",
@@ -54,6 +56,7 @@ __all__ = [
     "Elicitation",
     "ExceptionProcessor",
     "Invoker",
+    "LogCallback",
     "LogLevel",
     "Outcome",
     "ProgressCallback",
