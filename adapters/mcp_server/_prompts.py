@@ -124,7 +124,8 @@ class PromptHandlers:
             )
         context = (params.context.arguments if params.context else None) or {}
         try:
-            values = await runner.complete(argument.name, argument.value, context)
+            caller = view.context.for_call(runner.label, view.context.call_id or "")
+            values = await runner.complete(argument.name, argument.value, context, caller)
         except ToolError as error:
             raise mcp_error(error) from None
         except Exception as exc:

@@ -47,6 +47,18 @@ def admin_user(user: str) -> str:
     return f"secrets of {user}"
 
 
+def _tenant_projects(value: str, arguments: dict[str, str], caller: ToolContext) -> list[str]:
+    """A completer scoped by its caller: each tenant completes its own projects only."""
+    projects = {"acme": ["apollo", "atlas"], "globex": ["gamma"]}
+    return [p for p in projects.get(str(caller.get("tenant")), []) if p.startswith(value)]
+
+
+@mcp_resource("projects://{project}", completions={"project": _tenant_projects})
+def project(project: str) -> str:
+    """One project of the caller's tenant."""
+    return project
+
+
 @mcp_resource("me://whoami")
 def whoami(context: ToolContext) -> str:
     """Who reads this."""
@@ -96,7 +108,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     )
     registry = ToolRegistry(policy=admins_only)
     registry.register(list_orders)
-    for fn in (admin_keys, admin_user, whoami):
+    for fn in (admin_keys, admin_user, whoami, project):
         registry.resources.register(fn)
     for fn in (admin_runbook, greet):
         registry.prompts.register(fn)
@@ -150,7 +162,8 @@ async def test_a_guest_neither_lists_nor_reads_nor_gets_the_admin_items(
         me = await guest.read_resource("me://whoami")
         hello = await guest.get_prompt("greet", {})
     assert resources == ["me://whoami"]
-    assert templates == []
+    # (result://{call_id} is served because the call log keeps cut results for every worker.)
+    assert templates == ["projects://{project}", "result://{call_id}"]
     assert prompts == ["greet"]
     # A hidden item is answered in the words of a missing one.
     assert hidden_read.replace("admin://keys", "X") == missing_read.replace("admin://nothing", "X")
@@ -240,3 +253,14 @@ async def test_a_policy_that_cannot_answer_without_arguments_hides_them_too() ->
     guest = ServedView(registry, ToolContext(values={"scopes": []}), policy=async_admins)
     registry.resources.register(admin_keys)
     assert [r.uri for r in await guest.resources()] == ["me://whoami"]
+
+
+async def test_a_completer_gets_the_callers_context(served: tuple[str, Path]) -> None:
+    url, _ = served
+    ref = types.ResourceTemplateReference(uri="projects://{project}")
+    async with _client(url, GUEST) as guest:
+        globex = await guest.complete(ref, {"name": "project", "value": ""})
+    async with _client(url, ADMIN) as admin:
+        acme = await admin.complete(ref, {"name": "project", "value": "a"})
+    assert globex.completion.values == ["gamma"]
+    assert acme.completion.values == ["apollo", "atlas"]

@@ -152,8 +152,18 @@ class Runner:
             raise processor.process(_without_paths(exc)).error from exc
         return value
 
-    async def complete(self, argument: str, value: str, context: Mapping[str, str]) -> list[str]:
+    async def complete(
+        self,
+        argument: str,
+        value: str,
+        context: Mapping[str, str],
+        caller: ToolContext | None = None,
+    ) -> list[str]:
         """Candidates for ``argument`` starting from ``value`` (at most 100).
+
+        A completer that declares a parameter annotated ``ToolContext`` gets ``caller`` there
+        (the caller's context, as a tool or a resource function gets it), so it can scope
+        what it offers; ``context`` stays the values of the other arguments.
 
         From the parameter's completer if it has one, else from its ``Literal``/``Enum`` choices
         (those starting with ``value``), else none. A completer runs as a function does: a sync
@@ -170,6 +180,7 @@ class Runner:
         limit = (
             COMPLETION_TIMEOUT if self.timeout is None else min(self.timeout, COMPLETION_TIMEOUT)
         )
+        completer = _with_caller(completer, caller or ToolContext())
         try:
             with anyio.fail_after(limit):
                 if inspect.iscoroutinefunction(completer):
@@ -186,6 +197,35 @@ class Runner:
                 f"{limit} seconds.",
                 code=ErrorCode.TIMEOUT,
             ) from None
+
+
+def _with_caller(completer: Completer, caller: ToolContext) -> Completer:
+    """``completer`` with the caller's context bound to its ``ToolContext`` parameter, if any."""
+    name = _context_parameter(completer)
+    if name is None:
+        return completer
+    bound: Any = functools.partial(completer, **{name: caller})
+    if inspect.iscoroutinefunction(completer):
+
+        async def call(value: str, context: Mapping[str, str]) -> Iterable[str]:
+            return await bound(value, context)  # type: ignore[no-any-return]
+
+        return call
+    return bound  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _context_parameter(completer: Completer) -> str | None:
+    try:
+        parameters = inspect.signature(completer).parameters.values()
+        hints = inspect.get_annotations(completer, eval_str=True)  # type: ignore[arg-type]
+    except (TypeError, ValueError, NameError):
+        return None
+    for parameter in parameters:
+        hint = hints.get(parameter.name, parameter.annotation)
+        if hint is ToolContext or hint == "ToolContext":
+            return parameter.name
+    return None
 
 
 def _first(found: Iterable[Any]) -> list[str]:
