@@ -12,8 +12,8 @@ uses fewer functions and calls and one pass, for smoke runs in CI where the figu
   (``time.process_time_ns``, which counts every thread of the process, worker threads
   included): ``call_sync`` (default timeout, and ``timeout=None``) vs ``tool.invoke(ToolCall)``,
   ``await registry.call`` vs ``await tool.ainvoke(ToolCall)`` for an async and a sync tool,
-  and ``call_sync`` of a two-integer ``add(a, b)`` vs its ``invoke`` (with a ToolCall, as an
-  agent calls it, and with the bare arguments, which returns the value without a message).
+  and ``call_sync`` of a two-integer ``add(a, b)`` vs its ``invoke`` (with a ToolCall, as a model's
+  tool call comes in, and with the bare arguments, which returns the value without a message).
   Each pass measures ours and langchain's one after the other in this process; the table shows
   the median of three passes, and the median of the three paired ratios. The paths are measured
   twice: on the machine as found (its load average is printed: "idle" only if it is near 0),
