@@ -11,7 +11,9 @@ uses fewer functions and calls and one pass, for smoke runs in CI where the figu
 * the CPU one call of a trivial tool costs on each path, as the median CPU time per call
   (``time.process_time_ns``, which counts every thread of the process, worker threads
   included): ``call_sync`` (default timeout, and ``timeout=None``) vs ``tool.invoke(ToolCall)``,
-  ``await registry.call`` vs ``await tool.ainvoke(ToolCall)`` for an async and a sync tool.
+  ``await registry.call`` vs ``await tool.ainvoke(ToolCall)`` for an async and a sync tool,
+  and ``call_sync`` of a two-integer ``add(a, b)`` vs its ``invoke`` (with a ToolCall, as a model's
+  tool call comes in, and with the bare arguments, which returns the value without a message).
   Each pass measures ours and langchain's one after the other in this process; the table shows
   the median of three passes, and the median of the three paired ratios. The paths are measured
   twice: on the machine as found (its load average is printed: "idle" only if it is near 0),
@@ -169,6 +171,16 @@ def ping(x: int) -> int:
     return x
 
 
+def add(a: int, b: int) -> int:
+    """Add two integers.
+
+    Args:
+        a: The first number.
+        b: The second number.
+    """
+    return a + b
+
+
 async def aping(x: int) -> int:
     """Return the number.
 
@@ -179,7 +191,8 @@ async def aping(x: int) -> int:
 
 
 def _tool_call(name: str, i: int) -> dict[str, Any]:
-    return {"name": name, "args": {"x": i}, "id": f"call_{i}", "type": "tool_call"}
+    args = {"a": i, "b": 2} if name == "add" else {"x": i}
+    return {"name": name, "args": args, "id": f"call_{i}", "type": "tool_call"}
 
 
 def _median_us(samples: list[int]) -> float:
@@ -241,6 +254,14 @@ PATHS: dict[str, tuple[str, Callable[[float, float], bool | None]]] = {
         "(reported)",
         lambda ours, ratio: None,
     ),
+    "call two-integer tool add(a, b): call_sync / invoke (default timeout)": (
+        "≤ 0.15x",
+        lambda ours, ratio: ratio <= 0.15,
+    ),
+    "  same, against invoke of the bare arguments (no ToolCall, no ToolMessage)": (
+        "(reported)",
+        lambda ours, ratio: None,
+    ),
     "call async tool: await call / ainvoke": ("≤ 0.10x", lambda ours, ratio: ratio <= 0.10),
     "await call of a sync tool (worker thread)": ("≤ 0.30x", lambda ours, ratio: ratio <= 0.30),
 }
@@ -251,7 +272,8 @@ def _one_pass(calls: int) -> list[tuple[float, float]]:
     registry = ToolRegistry()
     registry.register(ping)
     registry.register(aping)
-    lc_ping, lc_aping = tool(ping), tool(aping)
+    registry.register(add)
+    lc_ping, lc_aping, lc_add = tool(ping), tool(aping), tool(add)
     warmup = max(calls // 10, 50)
 
     def check(result: Any, expected: int) -> None:
@@ -275,6 +297,12 @@ def _one_pass(calls: int) -> list[tuple[float, float]]:
         ours_unpinned = cpu_per_call(lambda i: registry.call_sync("ping", {"x": i}), calls, warmup)
     finally:
         _cpu._reader[0] = reader
+    # The smallest tool with two validated arguments: what stays is the fixed cost of a call.
+    check(registry.call_sync("add", {"a": 5, "b": 2}), 7)
+    assert lc_add.invoke(_tool_call("add", 5)).content == "7"
+    ours_add = cpu_per_call(lambda i: registry.call_sync("add", {"a": i, "b": 2}), calls, warmup)
+    theirs_add = cpu_per_call(lambda i: lc_add.invoke(_tool_call("add", i)), calls, warmup)
+    theirs_bare = cpu_per_call(lambda i: lc_add.invoke({"a": i, "b": 2}), calls, warmup)
 
     async def in_loop() -> tuple[float, float, float, float]:
         check(await registry.call("aping", {"x": 7}), 7)
@@ -293,6 +321,8 @@ def _one_pass(calls: int) -> list[tuple[float, float]]:
         (ours_sync, theirs_sync),
         (ours_inline, theirs_sync),
         (ours_unpinned, theirs_sync),
+        (ours_add, theirs_add),
+        (ours_add, theirs_bare),
         (ours_async, theirs_async),
         (ours_thread, theirs_thread),
     ]

@@ -165,13 +165,17 @@ def masked_arguments(args: Any, clean: Callable[[str], str] = scrub_secrets) -> 
     ``{"q": "password=***"}``.
     """
     if type(args) is dict:  # the usual flat arguments of plain values: no copy unless cleaned
+        secret = False
         for key, value in args.items():
             kind = type(value)
             if kind not in _PLAIN and not (kind is int and value.bit_length() <= 64):
                 break
-            if type(key) is not str or is_secret_name(key):
+            if type(key) is not str:
                 break
-        else:
+            secret = secret or is_secret_name(key)
+        else:  # a secret-named key (an API token) is masked here, without the deep copy below
+            if secret:
+                args = {k: MASK if is_secret_name(k) else v for k, v in args.items()}
             return _cleaned_flat(args, clean)
     if isinstance(args, bytes | bytearray):
         args = bytes(args).decode("utf-8", "replace")
