@@ -41,6 +41,13 @@ from adapters.mcp_client._pool import McpClientPool, ServerStatus
 from adapters.mcp_client._remote_catalog import register_catalog
 from adapters.mcp_client._remote_tool import RemoteTool, sanitize_name
 from adapters.mcp_client._server_toolset import ServerToolset
+from adapters.mcp_client._tasks import (
+    cancel_task,
+    create_task,
+    get_task,
+    list_tasks,
+    task_result,
+)
 from adapters.network import NetworkPolicy, NetworkPolicyError
 
 __all__ = [
@@ -60,10 +67,15 @@ __all__ = [
     "ServerStatus",
     "ServerToolset",
     "browser_flow",
+    "cancel_task",
+    "create_task",
+    "get_task",
     "headless_flow",
+    "list_tasks",
     "load_mcp_config",
     "register_catalog",
     "sanitize_name",
+    "task_result",
     "token_path",
     "with_defaults",
 ]

@@ -39,10 +39,11 @@ from adapters.mcp_server._remote_logs import relaying_remote_logs
 from adapters.mcp_server._resources import ResourceHandlers
 from adapters.mcp_server._rounds import InputRequired, Rounds, state_boundary
 from adapters.mcp_server._search_mode import SEARCH_TOOL, SearchMode
+from adapters.mcp_server._tasks import TaskServing, task_capability
 from adapters.mcp_server._wire import tool_entry
 from adapters.mcp_wire import call_result
 from toolkit.call_log import caller_scope
-from toolkit.context import ToolContext
+from toolkit.context import ProgressCallback, ToolContext
 from toolkit.errors import ErrorCode, ToolError
 from toolkit.invoker import new_call_id
 from toolkit.options import CallOptions
@@ -52,6 +53,7 @@ from toolkit.result_reader import offer_reader
 from toolkit.result_store import MemoryResultStore
 from toolkit.served_view import ServedView
 from toolkit.spec import ToolSpec
+from toolkit.task_runner import TaskRunner
 
 __all__ = ["RegistryServer", "build_server"]
 
@@ -87,6 +89,7 @@ class RegistryServer(Server[Any]):
         callers: CallerMap | None = None,
         tool_search: SearchMode | None = None,
         options: CallOptions | None = None,
+        tasks: TaskRunner | None = None,
     ) -> None:
         if page_size is not None and page_size < 1:
             raise ValueError(
@@ -140,6 +143,9 @@ class RegistryServer(Server[Any]):
         PromptHandlers(registry.prompts, registry.resources, self.served_view).install(self)
         self.middleware.append(self.changes)
         self.middleware.append(state_boundary(name))
+        #: Long calls run as tasks (``@mcp_tool(task=...)``), kept by ``tasks.runner``'s store.
+        self.tasks = TaskServing(self, tasks or TaskRunner())
+        self.tasks.install()
         registry.on_change(self.changes.registry_changed)
         registry.resources.on_change(self.changes.watcher("resources"))
         registry.prompts.on_change(self.changes.watcher("prompts"))
@@ -177,6 +183,8 @@ class RegistryServer(Server[Any]):
         modern = protocol_version in MODERN_PROTOCOL_VERSIONS
         if caps.resources is not None and not self.legacy_list_changed and not modern:
             caps.resources = caps.resources.model_copy(update={"subscribe": False})
+        if not modern:
+            caps.tasks = task_capability()
         return caps
 
     def served_view(self, ctx: ServerRequestContext[Any]) -> ServedView:
@@ -249,6 +257,13 @@ class RegistryServer(Server[Any]):
             )
         return ToolListing.build(visible, self._page_size).page(cursor)
 
+    def caller_values(self, ctx: ServerRequestContext[Any]) -> dict[str, Any]:
+        """The context values of the request's caller: the connection's, and those of its
+        bearer token when the server has callers."""
+        values = _caller_values(ctx)
+        values.update(self._caller(ctx))
+        return values
+
     def _caller(self, ctx: ServerRequestContext[Any]) -> dict[str, Any]:
         """The values of the caller whose bearer token this request carries ({} without a map)."""
         if self.callers is None:
@@ -286,17 +301,34 @@ class RegistryServer(Server[Any]):
                 name, arguments = search.unwrap(arguments)
             except ToolError as error:  # the model's to fix: a result it reads
                 return call_result(ToolResult.failure(error, tool=name, call_id=call_id), None)
+        if meta:  # the search mode's call_tool: the tool it names
+            params = params.model_copy(update={"name": name, "arguments": arguments})
+        return await self.run_call(ctx, params, meta=meta, call_id=call_id)
+
+    async def run_call(
+        self,
+        ctx: ServerRequestContext[Any],
+        params: CallToolRequestParams,
+        *,
+        progress: ProgressCallback | None = None,
+        meta: bool = False,
+        call_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Call a tool for the request's caller: the ``tools/call`` result as a wire dict.
+
+        ``progress`` receives the call's progress (default: the client, as notifications).
+        """
+        call_id = call_id or new_call_id()
+        name, arguments = params.name, params.arguments or {}
         rounds = Rounds.of(ctx.protocol_version, params)
         channel = SessionChannel(
             ctx, self._log_levels, scrub=self.registry.processor.scrub, rounds=rounds
         )
-        values = _caller_values(ctx)
-        if self.callers is not None:
-            values.update(self._caller(ctx))
+        values = self.caller_values(ctx)
         context = ToolContext(
             call_id=call_id,
             values=values,
-            progress=ctx.session.report_progress,
+            progress=progress or ctx.session.report_progress,
             client=channel,
         )
         own = self._scoped.approver is not None or self.registry.approver is not None
@@ -361,6 +393,7 @@ def build_server(
     callers: CallerMap | None = None,
     tool_search: int | None = None,
     options: CallOptions | None = None,
+    tasks: TaskRunner | None = None,
 ) -> RegistryServer:
     """Serve ``registry`` over MCP: its specs on ``tools/list``, its invoker on ``tools/call``.
 
@@ -391,6 +424,10 @@ def build_server(
             ``on_record``...). The server adds its own: ``InputRequired`` always propagates,
             ``hide_denied`` with ``callers``, and the client's user approves when neither
             these options nor the registry have an approver.
+        tasks: Runs the calls of ``@mcp_tool(task=...)`` tools that a client asks to run as
+            tasks; its store keeps them (default: in this process's memory). Workers given
+            runners over one :class:`~toolkit.task_store.SqliteTaskStore` answer for each
+            other's tasks. See docs/tasks.md.
 
     Returns:
         A low-level ``mcp.server.Server`` subclass ready for any SDK transport.
@@ -410,4 +447,5 @@ def build_server(
         callers=callers,
         tool_search=None if tool_search is None else SearchMode(top=tool_search),
         options=options,
+        tasks=tasks,
     )

@@ -25,6 +25,7 @@ ENTRY_MODULES = {
     "toolkit.cache": "a built-in middleware of the call path, exported from toolkit as ResultCache",
     "toolkit.caller_budget": "a built-in middleware (a run per caller), exported as CallerBudget",
     "toolkit.rate_limit": "a built-in middleware of the call path, exported as RateLimit",
+    "toolkit.task_runner": "runs long calls as tasks over the core's task store, for any sink",
 }
 
 
