@@ -171,6 +171,9 @@ class McpServerConfig(BaseModel):
         context_headers: ``ToolContext.values`` key -> HTTP header sent with each call.
         context_meta: ``ToolContext.values`` key -> ``_meta`` key sent with each call.
         trusted: ``False`` applies the untrusted network policy (no private targets).
+        protocol: ``"auto"`` (default) speaks 2026-07-28 to a server that does and falls back
+            to the 2025-11-25 handshake; ``"legacy"`` always shakes hands (2025-11-25), e.g.
+            to call a server's long tools as MCP tasks (see docs/tasks.md).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
@@ -196,6 +199,7 @@ class McpServerConfig(BaseModel):
     context_headers: dict[str, str] = Field(default_factory=dict)
     context_meta: dict[str, str] = Field(default_factory=dict)
     trusted: bool = True
+    protocol: Literal["auto", "legacy"] = "auto"
 
     @model_validator(mode="before")
     @classmethod

@@ -71,6 +71,10 @@ def build() -> ToolRegistry:
     return registry
 
 
+#: The task tools, for ``toolkit serve tests.support.task_tools:registry``.
+registry = build()
+
+
 def main() -> None:
     """Serve the task tools over stateless HTTP, tasks kept in the SQLite file ``argv[1]``."""
     import uvicorn
