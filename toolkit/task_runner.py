@@ -27,11 +27,10 @@ from typing import Any
 
 import anyio.to_thread
 
-from toolkit.context import ProgressCallback
 from toolkit.errors import ErrorCode
-from toolkit.task_store import MemoryTaskStore, StoredTask, TaskStore
+from toolkit.task_store import MemoryTaskStore, StoredTask, TaskStatus, TaskStore
 
-__all__ = ["LOST_MESSAGE", "TaskOutcome", "TaskRunner", "TaskWork"]
+__all__ = ["LOST_MESSAGE", "TaskOutcome", "TaskReporter", "TaskRunner", "TaskWork"]
 
 logger = logging.getLogger(__name__)
 
@@ -60,8 +59,29 @@ class TaskOutcome:
     code: str | None = None
 
 
-#: The work of one task: given a progress callback, the call's outcome.
-TaskWork = Callable[[ProgressCallback], Awaitable[TaskOutcome]]
+class TaskReporter:
+    """What a task's work tells its task: progress, and waiting for its client's answer."""
+
+    def __init__(self, runner: TaskRunner, task_id: str) -> None:
+        self._runner = runner
+        self.task_id = task_id
+
+    async def progress(self, done: float, total: float | None, message: str | None) -> None:
+        """A :data:`~toolkit.context.ProgressCallback`: the message becomes the status message."""
+        text = message or (f"{done:g}/{total:g}" if total else f"{done:g}")
+        await self._runner._set(self.task_id, "working", text)
+
+    async def waiting(self, question: str | None) -> None:
+        """``input_required`` while the call waits for its client to answer ``question``;
+        ``working`` again once answered (``None``)."""
+        if question is None:
+            await self._runner._set(self.task_id, "working", None)
+        else:
+            await self._runner._set(self.task_id, "input_required", question)
+
+
+#: The work of one task: given its reporter, the call's outcome.
+TaskWork = Callable[[TaskReporter], Awaitable[TaskOutcome]]
 
 
 def _worker_id() -> str:
@@ -141,13 +161,8 @@ class TaskRunner:
 
     async def _run(self, task: StoredTask, work: TaskWork) -> None:
         task_id = task.task_id
-
-        async def progress(done: float, total: float | None, message: str | None) -> None:
-            text = message or (f"{done:g}/{total:g}" if total else f"{done:g}")
-            await self._store(self.store.update, task_id, "working", text)
-
         try:
-            outcome = await work(progress)
+            outcome = await work(TaskReporter(self, task_id))
         except asyncio.CancelledError:
             # Cancelled by its caller (already so in the store) or the worker is stopping.
             await self._store(
@@ -178,6 +193,9 @@ class TaskRunner:
             )
         finally:
             self._running.pop(task_id, None)
+
+    async def _set(self, task_id: str, status: TaskStatus, message: str | None) -> None:
+        await self._store(self.store.update, task_id, status, message)
 
     async def get(self, task_id: str, owner: str) -> StoredTask | None:
         """``owner``'s task, or ``None`` (unknown, expired, or someone else's)."""

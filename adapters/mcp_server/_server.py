@@ -8,7 +8,7 @@ exception processor are exactly those of every other sink.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from importlib import metadata
 from typing import Any
@@ -311,17 +311,19 @@ class RegistryServer(Server[Any]):
         params: CallToolRequestParams,
         *,
         progress: ProgressCallback | None = None,
+        channel_type: Callable[..., SessionChannel] = SessionChannel,
         meta: bool = False,
         call_id: str | None = None,
     ) -> dict[str, Any]:
         """Call a tool for the request's caller: the ``tools/call`` result as a wire dict.
 
-        ``progress`` receives the call's progress (default: the client, as notifications).
+        ``progress`` receives the call's progress (default: the client, as notifications);
+        ``channel_type`` makes the channel to the client (logs, questions).
         """
         call_id = call_id or new_call_id()
         name, arguments = params.name, params.arguments or {}
         rounds = Rounds.of(ctx.protocol_version, params)
-        channel = SessionChannel(
+        channel = channel_type(
             ctx, self._log_levels, scrub=self.registry.processor.scrub, rounds=rounds
         )
         values = self.caller_values(ctx)

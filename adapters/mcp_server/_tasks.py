@@ -16,7 +16,9 @@ moved tasks into an extension the SDK has no types for: its clients get plain ca
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+import functools
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -41,11 +43,13 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from adapters.mcp_server._callers import visible_entries
+from adapters.mcp_server._channel import SessionChannel
 from adapters.mcp_wire import ERROR_META_KEY, call_result
 from toolkit.errors import ErrorCode, ToolError
+from toolkit.interaction import Elicitation, SamplingMessage
 from toolkit.result import ToolResult
 from toolkit.result_store import owner_of
-from toolkit.task_runner import TaskOutcome, TaskRunner
+from toolkit.task_runner import TaskOutcome, TaskReporter, TaskRunner
 from toolkit.task_store import StoredTask
 
 if TYPE_CHECKING:
@@ -153,8 +157,11 @@ class TaskServing:
         owner = owner_of(self.server.caller_values(ctx))
         ttl = call.task.ttl if call.task is not None else None
 
-        async def work(progress: Any) -> TaskOutcome:
-            result = await self.server.run_call(ctx, call, progress=progress)
+        async def work(report: TaskReporter) -> TaskOutcome:
+            channel = functools.partial(_AskingChannel, waiting=report.waiting)
+            result = await self.server.run_call(
+                ctx, call, progress=report.progress, channel_type=channel
+            )
             failed = bool(result.get("isError"))
             error = (result.get("_meta") or {}).get(ERROR_META_KEY) or {}
             return TaskOutcome(
@@ -235,6 +242,52 @@ class TaskServing:
             f"Task {params.task_id!r} has already finished ({task.status}); it cannot be "
             "cancelled.",
         )
+
+
+class _AskingChannel(SessionChannel):
+    """The channel of a task's call: ``input_required`` while it waits for the client.
+
+    Its request was answered long ago (with the task), so questions and log messages go on
+    the connection's own channel (stdio, a stateful HTTP session's stream), not the request's.
+    """
+
+    def __init__(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        *args: Any,
+        waiting: Callable[[str | None], Awaitable[None]],
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(dataclasses.replace(ctx, request_id=None), *args, **kwargs)
+        self._waiting = waiting
+
+    async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicitation:
+        """Ask the user, the task ``input_required`` meanwhile."""
+        await self._waiting(message)
+        try:
+            return await super().elicit(message, schema)
+        finally:
+            await self._waiting(None)
+
+    async def sample(
+        self,
+        messages: Sequence[SamplingMessage],
+        *,
+        max_tokens: int,
+        system_prompt: str | None,
+        temperature: float | None,
+    ) -> str:
+        """Ask the client's model, the task ``input_required`` meanwhile."""
+        await self._waiting("Waiting for the client's model to answer.")
+        try:
+            return await super().sample(
+                messages,
+                max_tokens=max_tokens,
+                system_prompt=system_prompt,
+                temperature=temperature,
+            )
+        finally:
+            await self._waiting(None)
 
 
 def _first_text(result: Mapping[str, Any]) -> str | None:

@@ -9,8 +9,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from toolkit.context import ProgressCallback
-from toolkit.task_runner import LOST_MESSAGE, TaskOutcome, TaskRunner
+from toolkit.task_runner import LOST_MESSAGE, TaskOutcome, TaskReporter, TaskRunner
 from toolkit.task_store import MemoryTaskStore, SqliteTaskStore, StoredTask, TaskStore
 
 
@@ -93,12 +92,17 @@ def test_a_lease_that_ran_out_fails_the_task_and_renewal_keeps_it(store: TaskSto
 async def test_the_runner_runs_reports_and_cancels(tmp_path: Path) -> None:
     runner = TaskRunner(SqliteTaskStore(str(tmp_path / "t.db")), lease=1.0)
 
-    async def work(progress: ProgressCallback) -> TaskOutcome:
-        await progress(1, 2, "halfway")
+    async def work(report: TaskReporter) -> TaskOutcome:
+        await report.progress(1, 2, "halfway")
+        await report.waiting("Approve the export?")
+        asking = await runner.get(report.task_id, "me")
+        await report.waiting(None)
         await anyio.sleep(0.2)
+        assert asking is not None and asking.status == "input_required"
+        assert asking.status_message == "Approve the export?"
         return TaskOutcome({"content": [], "isError": False})
 
-    async def forever(progress: ProgressCallback) -> TaskOutcome:
+    async def forever(report: TaskReporter) -> TaskOutcome:
         await anyio.sleep(60)
         raise AssertionError("cancelled long before")
 

@@ -8,11 +8,13 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
+from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 
 from adapters.mcp_client import cancel_task, create_task, get_task, list_tasks, task_result
 from adapters.mcp_server import ERROR_META_KEY, build_server
 from tests.support import task_tools
+from toolkit import mcp_tool
 from toolkit.task_runner import TaskRunner
 
 pytestmark = pytest.mark.anyio
@@ -162,3 +164,39 @@ async def test_a_modern_client_gets_plain_calls() -> None:
 
 def _text(result: types.CallToolResult) -> str:
     return "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
+
+
+@mcp_tool(task=True, destructive=True)
+async def purge_archive(year: int) -> str:
+    """Purge the archive of a year (asks its user first).
+
+    Args:
+        year: The year to purge.
+    """
+    return f"purged {year}"
+
+
+async def test_a_task_waiting_for_its_users_approval_is_input_required() -> None:
+    answer = anyio.Event()
+
+    async def on_elicit(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        await answer.wait()
+        return types.ElicitResult(action="accept", content={"approve": True})
+
+    registry = task_tools.build()
+    registry.register(purge_archive)
+    server = build_server(registry)
+    async with Client(server, mode="legacy", elicitation_callback=on_elicit) as client:
+        task = await create_task(client, "purge_archive", {"year": 2019})
+        with anyio.fail_after(20):
+            while (asking := await get_task(client, task.task_id)).status == "working":
+                await anyio.sleep(0.05)
+        answer.set()
+        done = await _until_finished(client, task.task_id)
+        result = await task_result(client, task.task_id)
+    assert asking.status == "input_required"
+    assert asking.status_message is not None and "purge_archive" in asking.status_message
+    assert done.status == "completed"
+    assert _text(result) == "purged 2019"
