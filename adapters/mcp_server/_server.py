@@ -39,7 +39,7 @@ from adapters.mcp_server._remote_logs import relaying_remote_logs
 from adapters.mcp_server._resources import ResourceHandlers
 from adapters.mcp_server._rounds import InputRequired, Rounds, state_boundary
 from adapters.mcp_server._search_mode import SEARCH_TOOL, SearchMode
-from adapters.mcp_server._tasks import TaskServing, task_capability
+from adapters.mcp_server._tasks import TaskServing, default_runner, task_capability
 from adapters.mcp_server._wire import tool_entry
 from adapters.mcp_wire import call_result
 from toolkit.call_log import caller_scope
@@ -427,9 +427,10 @@ def build_server(
             ``hide_denied`` with ``callers``, and the client's user approves when neither
             these options nor the registry have an approver.
         tasks: Runs the calls of ``@mcp_tool(task=...)`` tools that a client asks to run as
-            tasks; its store keeps them (default: in this process's memory). Workers given
-            runners over one :class:`~toolkit.task_store.SqliteTaskStore` answer for each
-            other's tasks. See docs/tasks.md.
+            tasks; its store keeps them. Default: the file of the registry's shared result
+            store (a call log's, as ``toolkit serve --call-log`` attaches), else this process's
+            memory. Workers given runners over one :class:`~toolkit.task_store.SqliteTaskStore`
+            answer for each other's tasks. See docs/tasks.md.
 
     Returns:
         A low-level ``mcp.server.Server`` subclass ready for any SDK transport.
@@ -439,6 +440,8 @@ def build_server(
     """
     if not isinstance(registry.settings.result_store, MemoryResultStore | None):
         offer_reader(registry)  # a shared store: any worker reads what another one cut
+    if tasks is None:
+        tasks = default_runner(registry)
     return RegistryServer(
         registry,
         name=name,

@@ -47,15 +47,16 @@ from adapters.mcp_server._channel import SessionChannel
 from adapters.mcp_wire import ERROR_META_KEY, call_result
 from toolkit.errors import ErrorCode, ToolError
 from toolkit.interaction import Elicitation, SamplingMessage
+from toolkit.registry import ToolRegistry
 from toolkit.result import ToolResult
-from toolkit.result_store import owner_of
+from toolkit.result_store import SqliteResultStore, owner_of
 from toolkit.task_runner import TaskOutcome, TaskReporter, TaskRunner
-from toolkit.task_store import StoredTask
+from toolkit.task_store import SqliteTaskStore, StoredTask
 
 if TYPE_CHECKING:
     from adapters.mcp_server._server import RegistryServer
 
-__all__ = ["RELATED_TASK_META_KEY", "TaskServing", "task_capability"]
+__all__ = ["RELATED_TASK_META_KEY", "TaskServing", "default_runner", "task_capability"]
 
 #: ``_meta`` key tying a message to its task.
 RELATED_TASK_META_KEY = "io.modelcontextprotocol/related-task"
@@ -72,6 +73,16 @@ def task_capability() -> ServerTasksCapability:
             tools=TasksToolsCapability(call=TasksCallCapability())
         ),
     )
+
+
+def default_runner(registry: ToolRegistry) -> TaskRunner:
+    """A runner over the file of the registry's shared result store (the call log's, where
+    every worker of the server writes), so that the workers answer for each other's tasks; in
+    memory when results are kept in memory."""
+    store = registry.settings.result_store
+    if isinstance(store, SqliteResultStore):
+        return TaskRunner(SqliteTaskStore(store.path))
+    return TaskRunner()
 
 
 def _iso(when: float) -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from adapters.mcp_client import McpClientPool
+from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode
 from toolkit.registry import ToolRegistry
 
@@ -31,3 +32,24 @@ async def test_server_everything_over_stdio_and_mcp_server_time(peers: Path) -> 
     assert "from afar" in echo.content
     assert bad.code == ErrorCode.INVALID_PARAMS and "message" in bad.content
     assert now.is_error is False and "Europe/Paris" in now.content
+
+
+async def test_a_third_party_task_tool_runs_as_a_task_with_its_status(peers: Path) -> None:
+    # server-everything offers simulate-research-query only as a task (taskSupport required).
+    everything = str(peers / "node_modules/.bin/mcp-server-everything")
+    heard: list[str | None] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        heard.append(message)
+
+    config = {"everything": {"command": everything, "protocol": "legacy"}}
+    async with McpClientPool(config, grace=0.5) as pool:
+        registry = ToolRegistry()
+        await pool.register_into(registry)
+        name = "everything_simulate-research-query"
+        support = registry.get(name).spec.options.task_support
+        result = await registry.call(name, {"topic": "tides"}, ToolContext(progress=progress))
+    assert support == "required"
+    assert result.is_error is False, result.content
+    assert "Research Report: tides" in result.content
+    assert any(m and m.endswith("...") for m in heard)  # its stage messages, as progress

@@ -15,7 +15,9 @@ from adapters.mcp_client import cancel_task, create_task, get_task, list_tasks, 
 from adapters.mcp_server import ERROR_META_KEY, build_server
 from tests.support import task_tools
 from toolkit import mcp_tool
+from toolkit.call_log import CallLog
 from toolkit.task_runner import TaskRunner
+from toolkit.task_store import MemoryTaskStore, SqliteTaskStore
 
 pytestmark = pytest.mark.anyio
 
@@ -200,3 +202,16 @@ async def test_a_task_waiting_for_its_users_approval_is_input_required() -> None
     assert asking.status_message is not None and "purge_archive" in asking.status_message
     assert done.status == "completed"
     assert _text(result) == "purged 2019"
+
+
+def test_a_server_over_a_call_log_keeps_its_tasks_in_the_logs_file(tmp_path: Any) -> None:
+    # `toolkit serve --call-log FILE`: every worker writes there, so every worker finds the tasks.
+    registry = task_tools.build()
+    log = CallLog(str(tmp_path / "calls.db")).attach(registry)
+    try:
+        shared = build_server(registry).tasks.runner.store
+        alone = build_server(task_tools.build()).tasks.runner.store
+    finally:
+        log.close()
+    assert isinstance(shared, SqliteTaskStore) and shared.path == str(tmp_path / "calls.db")
+    assert isinstance(alone, MemoryTaskStore)
