@@ -9,6 +9,7 @@ failed, so a task whose worker died is never left working forever.
 * :class:`MemoryTaskStore` — the default: in this process.
 * :class:`SqliteTaskStore` — in a SQLite file (the call log's is a good home) that every
   worker process of a server shares: a client that comes back to another worker finds its task.
+* :class:`PostgresTaskStore` — in a PostgreSQL table, for replicas on several hosts.
 * :class:`TaskStore` — the protocol another store implements.
 """
 
@@ -19,11 +20,15 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    from toolkit._task_sql import SqlTasks
 
 __all__ = [
     "LIVE_STATUSES",
     "MemoryTaskStore",
+    "PostgresTaskStore",
     "SqliteTaskStore",
     "StoredTask",
     "TaskStatus",
@@ -206,19 +211,10 @@ class MemoryTaskStore:
             return [t.task_id for t in lost]
 
 
-class SqliteTaskStore:
-    """Tasks in a SQLite file that every worker process of a server shares.
+class _SqlTaskStore:
+    """A task store on an SQL table (:mod:`toolkit._task_sql`)."""
 
-    Args:
-        path: The database file or a ``sqlite:///path`` URL (the call log's file is a good
-            home: the ``tasks`` table sits next to its ``calls``).
-    """
-
-    def __init__(self, path: str) -> None:
-        from toolkit._task_store_sqlite import SqliteTasks
-
-        self.path = path
-        self._db = SqliteTasks(path)
+    _db: SqlTasks
 
     def create(self, task: StoredTask) -> None:
         """Keep ``task`` (one transaction; expired rows are deleted on the way)."""
@@ -254,5 +250,40 @@ class SqliteTaskStore:
         """Fail the live tasks whose lease ran out."""
         return self._db.reap(now, message, code)
 
+
+class SqliteTaskStore(_SqlTaskStore):
+    """Tasks in a SQLite file that every worker process of a server shares.
+
+    Args:
+        path: The database file or a ``sqlite:///path`` URL (the call log's file is a good
+            home: the ``tasks`` table sits next to its ``calls``).
+    """
+
+    def __init__(self, path: str) -> None:
+        from toolkit._task_store_sqlite import SqliteTasks
+
+        self.path = path
+        self._db = SqliteTasks(path)
+
     def __repr__(self) -> str:
         return f"SqliteTaskStore({self.path!r})"
+
+
+class PostgresTaskStore(_SqlTaskStore):
+    """Tasks in the ``toolkit_tasks`` table of a PostgreSQL database, shared by replicas on
+    many hosts (needs ``psycopg`` 3, the ``[postgres]`` extra).
+
+    Args:
+        url: A ``postgresql://`` URL; a password may come from it, ``PGPASSWORD`` or
+            ``~/.pgpass`` and is never shown.
+        busy_timeout: Seconds a write waits for a lock, and at least two for the connection.
+    """
+
+    def __init__(self, url: str, busy_timeout: float = 5.0) -> None:
+        from toolkit._task_store_postgres import PostgresTasks
+
+        self._db = PostgresTasks(url, busy_timeout)
+        self.name = self._db.name
+
+    def __repr__(self) -> str:
+        return f"PostgresTaskStore({self.name!r})"

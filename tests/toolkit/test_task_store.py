@@ -10,15 +10,23 @@ import anyio
 import pytest
 
 from toolkit.task_runner import LOST_MESSAGE, TaskOutcome, TaskReporter, TaskRunner
-from toolkit.task_store import MemoryTaskStore, SqliteTaskStore, StoredTask, TaskStore
+from toolkit.task_store import (
+    MemoryTaskStore,
+    PostgresTaskStore,
+    SqliteTaskStore,
+    StoredTask,
+    TaskStore,
+)
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TaskStore]:
     if request.param == "memory":
         yield MemoryTaskStore()
-    else:
+    elif request.param == "sqlite":
         yield SqliteTaskStore(str(tmp_path / "tasks.db"))
+    else:  # a throwaway cluster (tests/conftest.py); skipped where none can be started
+        yield PostgresTaskStore(request.getfixturevalue("postgres_url"))
 
 
 def _task(task_id: str, owner: str = "caller=alice", **changes: object) -> StoredTask:
@@ -86,6 +94,14 @@ def test_a_lease_that_ran_out_fails_the_task_and_renewal_keeps_it(store: TaskSto
     assert lost is not None and lost.status == "failed" and lost.code == "EXECUTION_ERROR"
     assert lost.status_message == LOST_MESSAGE
     assert store.get("kept", "caller=alice").status == "working"  # type: ignore[union-attr]
+
+
+@pytest.mark.anyio
+async def test_a_runner_fails_a_task_whose_worker_stopped_renewing(store: TaskStore) -> None:
+    store.create(_task("orphan", worker="gone", lease_until=time.time() - 1))
+    task = await TaskRunner(store, lease=1.0).get("orphan", "caller=alice")
+    assert task is not None and task.status == "failed"
+    assert (task.status_message, task.code) == (LOST_MESSAGE, "EXECUTION_ERROR")
 
 
 @pytest.mark.anyio
