@@ -150,7 +150,8 @@ class TaskRunner:
             status_message=None,
             created_at=now,
             updated_at=now,
-            ttl_ms=min(ttl_ms if ttl_ms is not None else self.ttl_ms, self.max_ttl_ms),
+            # A client's TTL is a wish: kept between a second and the runner's longest.
+            ttl_ms=max(1000, min(ttl_ms if ttl_ms is not None else self.ttl_ms, self.max_ttl_ms)),
             poll_interval_ms=self.poll_interval_ms,
             worker=self.worker,
             lease_until=now + self.lease,

@@ -230,7 +230,7 @@ class TaskServing:
             # Anonymous HTTP clients are not told apart: none may list the others' tasks.
             return {"tasks": []}
         cursor = params.cursor if params is not None else None
-        offset = int(cursor) if cursor and cursor.isdigit() else 0
+        offset = int(cursor) if cursor and len(cursor) <= 9 and cursor.isdigit() else 0
         tasks = await self.runner.tasks(owner, offset, _PAGE + 1)
         out: dict[str, Any] = {"tasks": [task_wire(t) for t in tasks[:_PAGE]]}
         if len(tasks) > _PAGE:

@@ -9,11 +9,13 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.client.session import ClientRequestContext
+from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from adapters.mcp_client import cancel_task, create_task, get_task, list_tasks, task_result
-from adapters.mcp_server import ERROR_META_KEY, build_server
+from adapters.mcp_server import ERROR_META_KEY, build_server, http_app
 from tests.support import task_tools
+from tests.support.serving import serving
 from toolkit import mcp_tool
 from toolkit.call_log import CallLog
 from toolkit.task_runner import TaskRunner
@@ -215,3 +217,19 @@ def test_a_server_over_a_call_log_keeps_its_tasks_in_the_logs_file(tmp_path: Any
         log.close()
     assert isinstance(shared, SqliteTaskStore) and shared.path == str(tmp_path / "calls.db")
     assert isinstance(alone, MemoryTaskStore)
+
+
+@pytest.mark.parametrize("stateless", [True, False], ids=["stateless", "stateful"])
+async def test_tasks_over_http_in_both_modes(stateless: bool) -> None:
+    app = http_app(build_server(task_tools.build()), stateless=stateless)
+    with serving(app) as url:
+        transport = streamable_http_client(f"{url}/mcp")
+        async with Client(transport, mode="legacy") as client:
+            task = await create_task(client, "export_report", {"rows": 6, "seconds": 0.4})
+            await _until_finished(client, task.task_id)
+            result = await task_result(client, task.task_id)
+            with pytest.raises(MCPError, match="No task"):
+                await get_task(client, "x" * 10_000)
+            listed = await list_tasks(client, cursor="9" * 5000)
+    assert result.structured_content == {"rows": 6}
+    assert listed.tasks == []  # anonymous HTTP clients are not told apart: nothing is listed
