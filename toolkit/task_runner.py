@@ -122,7 +122,7 @@ class TaskRunner:
         self.max_ttl_ms = max_ttl_ms
         self.poll_interval_ms = poll_interval_ms
         self._running: dict[str, asyncio.Task[None]] = {}
-        self._beat: asyncio.Task[None] | None = None
+        self._beats: set[asyncio.Task[None]] = set()
 
     async def _store(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         if isinstance(self.store, MemoryTaskStore):
@@ -255,10 +255,14 @@ class TaskRunner:
             logger.warning("marked %d task(s) failed: their worker stopped", len(lost))
 
     def _ensure_heartbeat(self) -> None:
-        beat = self._beat
+        # One heartbeat per event loop that uses the runner (normally one), each held here:
+        # asyncio keeps only weak references to its tasks.
         loop = asyncio.get_running_loop()
-        if beat is None or beat.done() or beat.get_loop() is not loop:
-            self._beat = loop.create_task(self._heartbeat())
+        beats = self._beats
+        for beat in [b for b in beats if b.done()]:
+            beats.discard(beat)
+        if not any(b.get_loop() is loop for b in beats):
+            beats.add(loop.create_task(self._heartbeat()))
 
     async def _heartbeat(self) -> None:
         while True:

@@ -128,15 +128,10 @@ async def call_as_task(
         ToolError: As for a plain call (``UNREACHABLE``, ``TIMEOUT``…), and
             ``EXECUTION_ERROR`` for a task the server cancelled or lost.
     """
-    client = await connection.client()
-    if not takes_tasks(client, tool):
-        return await connection.call_tool(
-            tool.name, arguments, meta=meta, headers=headers, progress=progress, log=log
-        )
     timeout = connection.config.call_timeout
 
     async def send(phase: str, request: Any) -> Any:
-        async def run(client: Client) -> Any:
+        async def run(client: Client) -> Any:  # on the connection's own loop
             token = call_headers.set(dict(headers or {}))
             try:
                 return await request(client)
@@ -145,10 +140,16 @@ async def call_as_task(
 
         return await connection.request(phase, run)
 
-    task: mcp_types.Task = await send(
-        "tools/call",
-        lambda c: create_task(c, tool.name, arguments, meta=meta, timeout=timeout),
-    )
+    async def start(client: Client) -> mcp_types.Task | None:
+        if not takes_tasks(client, tool):
+            return None
+        return await create_task(client, tool.name, arguments, meta=meta, timeout=timeout)
+
+    task: mcp_types.Task | None = await send("tools/call", start)
+    if task is None:  # not offered as a task on this connection: a plain call
+        return await connection.call_tool(
+            tool.name, arguments, meta=meta, headers=headers, progress=progress, log=log
+        )
     task_id = task.task_id
     try:
         delay = min(max((task.poll_interval or 500) / 1000, _MIN_POLL), MAX_POLL)

@@ -107,3 +107,13 @@ async def test_a_gateway_serves_a_remote_task_tool_as_a_task(
     assert result.is_error is False
     assert [b.text for b in result.content if isinstance(b, types.TextContent)] == ["deployed api"]
     assert [t.tool for t in await _remote_tasks(runner)] == ["deploy"]  # a task there too
+
+
+def test_a_task_from_sync_code_runs_on_the_pools_own_loop(remote: tuple[str, TaskRunner]) -> None:
+    url, runner = remote
+    registry = ToolRegistry()
+    with McpClientPool(_config(url)) as pool:
+        pool.register_into_sync(registry)
+        result = registry.call_sync("jobs_export_report", {"rows": 9, "seconds": 0.5})
+    assert result.structured == {"rows": 9}
+    assert [t.tool for t in anyio.run(_remote_tasks, runner)] == ["export_report"]
