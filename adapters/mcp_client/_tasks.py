@@ -4,7 +4,8 @@ A server that lists a tool with ``execution.taskSupport`` ``optional`` or ``requ
 announces the ``tasks.requests.tools.call`` capability gets the call as a task: the
 ``tools/call`` carries ``task`` and is answered at once; the task is polled with ``tasks/get``
 (from the server's ``pollInterval``, backing off to :data:`MAX_POLL`), each new
-``statusMessage`` reaching the caller as progress; ``tasks/result`` brings the result, which
+``statusMessage`` reaching the caller as progress; ``tasks/result`` (at once when the task
+needs input, as the server may deliver its questions there) brings the result, which
 the caller gets as that of a plain call. When the caller gives up (its deadline passed, it
 was cancelled), the task is cancelled on the server. No request holds a connection for the
 whole call, so a long task outlives dropped connections and reconnects.
@@ -44,7 +45,6 @@ __all__ = [
 #: The longest wait between two ``tasks/get`` polls, in seconds.
 MAX_POLL = 5.0
 _MIN_POLL = 0.05
-_LIVE = ("working", "input_required")
 
 
 def takes_tasks(client: Client, tool: mcp_types.Tool) -> bool:
@@ -155,7 +155,8 @@ async def call_as_task(
         delay = min(max((task.poll_interval or 500) / 1000, _MIN_POLL), MAX_POLL)
         said = task.status_message
         for step in itertools.count(1):
-            if task.status not in _LIVE:
+            # input_required: tasks/result is where a server may deliver its questions.
+            if task.status != "working":
                 break
             await anyio.sleep(delay)
             delay = min(delay * 1.5, MAX_POLL)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from adapters.mcp_client import McpClientPool
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode
+from toolkit.interaction import Elicitation
 from toolkit.registry import ToolRegistry
 
 pytestmark = pytest.mark.anyio
@@ -53,3 +56,26 @@ async def test_a_third_party_task_tool_runs_as_a_task_with_its_status(peers: Pat
     assert result.is_error is False, result.content
     assert "Research Report: tides" in result.content
     assert any(m and m.endswith("...") for m in heard)  # its stage messages, as progress
+
+
+async def test_a_third_party_task_that_needs_input_asks_through_the_pool(peers: Path) -> None:
+    # An ambiguous query makes the task input_required; the server asks over tasks/result.
+    everything = str(peers / "node_modules/.bin/mcp-server-everything")
+    asked: list[str] = []
+
+    async def ask_user(server: str, message: str, schema: Mapping[str, Any]) -> Elicitation:
+        asked.append(message)
+        field = next(iter(schema.get("properties", {})))
+        options = schema["properties"][field].get("oneOf") or [{"const": "technical"}]
+        return Elicitation("accept", {field: options[0]["const"]})
+
+    config = {"everything": {"command": everything, "protocol": "legacy"}}
+    async with McpClientPool(config, grace=0.5, elicitation=ask_user) as pool:
+        registry = ToolRegistry()
+        await pool.register_into(registry)
+        result = await registry.call(
+            "everything_simulate-research-query", {"topic": "python", "ambiguous": True}
+        )
+    assert result.is_error is False, result.content
+    assert len(asked) == 1 and "multiple interpretations" in asked[0]
+    assert "Research Report: python (" in result.content
