@@ -47,6 +47,7 @@ from toolkit.context import ProgressCallback, ToolContext
 from toolkit.errors import ErrorCode, ToolError
 from toolkit.invoker import new_call_id
 from toolkit.options import CallOptions
+from toolkit.policy import Policy
 from toolkit.registry import ToolRegistry
 from toolkit.result import ToolResult
 from toolkit.result_reader import offer_reader
@@ -186,6 +187,11 @@ class RegistryServer(Server[Any]):
         if not modern:
             caps.tasks = task_capability()
         return caps
+
+    @property
+    def policy(self) -> Policy | None:
+        """The policy of the server's call options (``None``: the registry's)."""
+        return self._scoped.policy
 
     def served_view(self, ctx: ServerRequestContext[Any]) -> ServedView:
         """The request's caller's view of the resources and prompts: its context (the caller's

@@ -190,7 +190,8 @@ class TaskServing:
         if server.callers is None:
             return True
         values = server.caller_values(ctx)
-        return bool(await visible_entries(server.registry, [{"name": name}], values))
+        visible = await visible_entries(server.registry, [{"name": name}], values, server.policy)
+        return bool(visible)
 
     def _owner(self, ctx: ServerRequestContext[Any, Any]) -> str:
         return owner_of(self.server.caller_values(ctx))

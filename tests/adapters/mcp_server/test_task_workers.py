@@ -31,6 +31,7 @@ from adapters.mcp_server import ERROR_META_KEY, build_server, http_app
 from adapters.mcp_server._callers import load_callers
 from tests.adapters.mcp_server.conftest import serving
 from tests.support import task_tools
+from toolkit.policy import CallRequest, Decision
 from toolkit.task_runner import LOST_MESSAGE
 
 pytestmark = pytest.mark.anyio
@@ -148,6 +149,12 @@ ALICE = "alice-token-0123456789"
 BOB = "bob-token-0123456789ab"
 
 
+def _deploy_for_alice(request: CallRequest) -> Decision:
+    if request.tool == "deploy":
+        return "allow" if request.context.get("caller") == "alice" else "deny"
+    return "allow"
+
+
 @pytest.fixture
 def with_callers(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     monkeypatch.setenv("ALICE_TOKEN", ALICE)
@@ -160,7 +167,9 @@ def with_callers(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
             }
         }
     )
-    app = http_app(build_server(task_tools.build(), callers=callers))
+    registry = task_tools.build()
+    registry.configure(policy=_deploy_for_alice)
+    app = http_app(build_server(registry, callers=callers))
     with serving(app) as url:
         yield f"{url}/mcp"
 
@@ -183,3 +192,14 @@ async def test_another_caller_can_neither_see_read_nor_cancel_a_task(with_caller
     unknown = f"No task {task.task_id!r}: it does not exist, has expired, or was created by"
     assert all(code == types.INVALID_PARAMS and unknown in text for code, text in refused)
     assert still.status in ("working", "completed")  # bob's cancel changed nothing
+
+
+async def test_a_tool_hidden_from_a_caller_is_not_found_as_a_task_either(with_callers: str) -> None:
+    async with _client(with_callers, BOB) as bob:
+        with pytest.raises(MCPError) as plain:
+            await bob.call_tool("deploy", {"service": "web"})
+        with pytest.raises(MCPError) as tasked:
+            await create_task(bob, "deploy", {"service": "web"})
+    assert "no tool named 'deploy'" in plain.value.error.message
+    said = [e.value.error.message.rsplit("(ref", 1)[0] for e in (plain, tasked)]
+    assert said[0] == said[1]  # the same words (each answer has its own reference)
