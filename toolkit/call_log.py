@@ -1,4 +1,4 @@
-"""``toolkit.call_log``: the durable call log, where applications import it from.
+"""``toolkit.records.call_log``: the durable call log, where applications import it from.
 
 It lives in the records room (:mod:`toolkit.records.call_log`); this path stays for users.
 """

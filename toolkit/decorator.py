@@ -10,11 +10,12 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from toolkit.calls.spec import (
     NAME_PATTERN,
     PrepareHook,
+    TaskSupport,
     ToolAnnotations,
     ToolOptions,
     UnknownParams,
@@ -153,6 +154,7 @@ def mcp_tool(
     prepare: PrepareHook | None = None,
     examples: Iterable[Mapping[str, Any]] = (),
     result_budget: int | None = None,
+    task: bool | Literal["optional", "required"] = False,
 ) -> Callable[[F], F]: ...
 
 
@@ -183,6 +185,7 @@ def mcp_tool(
     prepare: PrepareHook | None = None,
     examples: Iterable[Mapping[str, Any]] = (),
     result_budget: int | None = None,
+    task: bool | Literal["optional", "required"] = False,
 ) -> Any:
     """Mark a function, async function or method as a tool.
 
@@ -226,6 +229,9 @@ def mcp_tool(
         result_budget: Characters of the result a model reads before it is cut to its head
             and tail (the rest kept for ``read_result``); ``0`` never cuts; ``None`` (default):
             the registry's ``result_budget``. See :mod:`toolkit.results.budget`.
+        task: The tool is long-running: an MCP client may call it as a task (answered at once,
+            its result fetched later; ``True`` or ``"optional"``), or must (``"required"``).
+            See docs/tasks.md.
 
     Raises:
         RegistrationError: The name is invalid, or the target is not a function.
@@ -264,6 +270,7 @@ def mcp_tool(
                 sequential=sequential,
                 prepare=prepare,
                 result_budget=result_budget,
+                task_support=_task_support(task),
             ),
             output_schema=output_schema,
             param_descriptions=param_descriptions,
@@ -275,3 +282,13 @@ def mcp_tool(
         return target
 
     return decorate(fn) if fn is not None else decorate
+
+
+def _task_support(task: bool | str) -> TaskSupport:
+    if task is True or task == "optional":
+        return "optional"
+    if task is False:
+        return "forbidden"
+    if task == "required":
+        return "required"
+    raise RegistrationError(f"task must be True, False, 'optional' or 'required', not {task!r}")

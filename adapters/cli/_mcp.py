@@ -16,6 +16,7 @@ from rich.table import Table
 
 from adapters.cli._approval import TerminalApprover
 from adapters.cli._mcp_catalog import add_catalog_commands
+from adapters.cli._mcp_tasks import legacy_server, task_status
 from adapters.cli._mcp_trust import add_trust_commands
 from adapters.mcp_client import McpClientPool, McpConfigError, token_path
 from toolkit import Approval, CallOptions, CallRequest, ToolRegistry, ToolResult
@@ -38,12 +39,14 @@ def _run(
     config: Path,
     work: Callable[[McpClientPool], Awaitable[_T]],
     asking: TerminalApprover | None = None,
+    handshake: str | None = None,
 ) -> _T:
     async def main() -> _T:
         # On a terminal (or with --yes), servers that ask the user (elicitation) get answers.
         person = asking or TerminalApprover(yes=False)
         ask = person.answer_server if person.answers_servers else None
-        async with McpClientPool(config, elicitation=ask) as pool:
+        servers: Any = config if handshake is None else legacy_server(config, handshake)
+        async with McpClientPool(servers, elicitation=ask) as pool:
             return await work(pool)
 
     try:
@@ -89,6 +92,14 @@ def call(
             "questions.",
         ),
     ] = False,
+    task: Annotated[
+        bool,
+        typer.Option(
+            "--task",
+            help="Run a long tool as an MCP task (2025-11-25): the status line shows what it "
+            "is doing until its result comes.",
+        ),
+    ] = False,
 ) -> None:
     """Call one tool and print its result as the model reads it. Exit 1 on failure.
 
@@ -116,9 +127,10 @@ def call(
         held = [h for h in pool.trust.held(server) if h.tool == tool and tool not in registry]
         if held:
             raise held[0].error()  # DENIED, naming the change and the commands
-        return await registry.call(tool, parsed, options=CallOptions(approver=approve))
+        context = task_status(registry, tool, err_console) if task else None
+        return await registry.call(tool, parsed, context, options=CallOptions(approver=approve))
 
-    result = _run(config, work, approver)
+    result = _run(config, work, approver, server if task else None)
     if approver.refused:
         err_console.print(f"[red]not run:[/] {approver.refused}")
         raise typer.Exit(1)

@@ -43,6 +43,13 @@ from adapters.mcp_client._remote_catalog import register_catalog
 from adapters.mcp_client._remote_tool import RemoteTool, sanitize_name
 from adapters.mcp_client._review import ToolChange, review_tools, trust_tools
 from adapters.mcp_client._server_toolset import ServerToolset
+from adapters.mcp_client._tasks import (
+    cancel_task,
+    create_task,
+    get_task,
+    list_tasks,
+    task_result,
+)
 from adapters.mcp_client._trust import Held, TrustGate
 from adapters.network import NetworkPolicy, NetworkPolicyError
 
@@ -67,11 +74,16 @@ __all__ = [
     "ToolLock",
     "TrustGate",
     "browser_flow",
+    "cancel_task",
+    "create_task",
+    "get_task",
     "headless_flow",
+    "list_tasks",
     "load_mcp_config",
     "register_catalog",
     "review_tools",
     "sanitize_name",
+    "task_result",
     "token_path",
     "trust_tools",
     "with_defaults",

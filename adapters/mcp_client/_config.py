@@ -177,6 +177,9 @@ class McpServerConfig(BaseModel):
             tools until ``toolkit mcp trust`` pinned them.
         new_tools: A tool the server lists after it was trusted: ``"hold"`` it until
             ``toolkit mcp trust`` accepts it, or ``"trust"`` (pin) it on first sight.
+        protocol: ``"auto"`` (default) speaks 2026-07-28 to a server that does and falls back
+            to the 2025-11-25 handshake; ``"legacy"`` always shakes hands (2025-11-25), e.g.
+            to call a server's long tools as MCP tasks (see docs/tasks.md).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
@@ -204,6 +207,7 @@ class McpServerConfig(BaseModel):
     trusted: bool = True
     trust: Literal["first-use", "locked"] | None = None
     new_tools: Literal["hold", "trust"] = "hold"
+    protocol: Literal["auto", "legacy"] = "auto"
 
     @model_validator(mode="before")
     @classmethod

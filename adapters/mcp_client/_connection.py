@@ -352,7 +352,7 @@ class Connection:
         transport = await self._transport(live)
         client = Client(
             transport,
-            mode="auto",
+            mode=self.config.protocol,
             message_handler=self._handler(live),
             **client_options(self.config.name, self._handlers, self._call_logs.relay),
         )

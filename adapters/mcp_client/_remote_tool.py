@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 import mcp_types
 
+from adapters.mcp_client._tasks import call_as_task
 from adapters.mcp_wire import to_tool_result
 from toolkit import JsonSchemaTool
-from toolkit.calls.spec import ToolAnnotations, ToolOptions, ToolSpec
+from toolkit.calls.spec import TaskSupport, ToolAnnotations, ToolOptions, ToolSpec
 from toolkit.context import ToolContext
 from toolkit.result import ToolResult
 
@@ -96,7 +97,12 @@ class RemoteTool(JsonSchemaTool):
             tags=frozenset({"mcp", f"mcp:{config.name}"}),
             # The SDK client checks structuredContent against the server's outputSchema and
             # raises on a mismatch: such results never pass as successes, so the output is strict.
-            options=ToolOptions(timeout=None, retries=config.call_retries, strict_output=True),
+            options=ToolOptions(
+                timeout=None,
+                retries=config.call_retries,
+                strict_output=True,
+                task_support=_task_support(tool),  # a gateway serves it as a task in turn
+            ),
             source=f"mcp://{config.name}/{tool.name}",
         )
 
@@ -116,9 +122,16 @@ class RemoteTool(JsonSchemaTool):
         meta = {m: values[k] for k, m in config.context_meta.items() if k in values}
         if context.remote_log is not None:  # 2026-07-28 servers log for a call only if asked
             meta[mcp_types.LOG_LEVEL_META_KEY] = "info"
+        wire = self._tool
+        if wire.name != self._wire:  # the server knows the tool by its own name
+            wire = wire.model_copy(update={"name": self._wire})
+        target = (
+            functools.partial(call_as_task, self._connection, wire)  # polled, fetched
+            if self.spec.options.task_support != "forbidden"
+            else functools.partial(self._connection.call_tool, self._wire)
+        )
         send = functools.partial(
-            self._connection.call_tool,
-            self._wire,
+            target,
             arguments,
             meta=meta or None,
             headers=headers,
@@ -149,3 +162,9 @@ class RemoteTool(JsonSchemaTool):
 
     def __repr__(self) -> str:
         return f"RemoteTool({self._name!r}, server={self.server!r}, remote={self.remote_name!r})"
+
+
+def _task_support(tool: mcp_types.Tool) -> TaskSupport:
+    execution = tool.execution
+    support = execution.task_support if execution is not None else None
+    return support if support in ("optional", "required") else "forbidden"

@@ -8,7 +8,7 @@ exception processor are exactly those of every other sink.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from importlib import metadata
 from typing import Any
@@ -39,18 +39,21 @@ from adapters.mcp_server._remote_logs import relaying_remote_logs
 from adapters.mcp_server._resources import ResourceHandlers
 from adapters.mcp_server._rounds import InputRequired, Rounds, state_boundary
 from adapters.mcp_server._search_mode import SEARCH_TOOL, SearchMode
+from adapters.mcp_server._tasks import TaskServing, default_runner, task_capability
 from adapters.mcp_server._wire import tool_entry
 from adapters.mcp_wire import call_result
 from toolkit.calls.invoker import new_call_id
 from toolkit.calls.options import CallOptions
 from toolkit.calls.spec import ToolSpec
 from toolkit.catalog.served_view import ServedView
-from toolkit.context import ToolContext
+from toolkit.context import ProgressCallback, ToolContext
 from toolkit.errors import ErrorCode, ToolError
+from toolkit.policy import Policy
 from toolkit.registry import ToolRegistry
 from toolkit.result import ToolResult
 from toolkit.results.reader import offer_reader
 from toolkit.results.store import MemoryResultStore
+from toolkit.tasks.runner import TaskRunner
 
 __all__ = ["RegistryServer", "build_server"]
 
@@ -87,6 +90,7 @@ class RegistryServer(Server[Any]):
         tool_search: SearchMode | None = None,
         options: CallOptions | None = None,
         caller_header: str | None = None,
+        tasks: TaskRunner | None = None,
     ) -> None:
         if page_size is not None and page_size < 1:
             raise ValueError(
@@ -141,6 +145,9 @@ class RegistryServer(Server[Any]):
         PromptHandlers(registry.prompts, registry.resources, self.served_view).install(self)
         self.middleware.append(self.changes)
         self.middleware.append(state_boundary(name))
+        #: Long calls run as tasks (``@mcp_tool(task=...)``), kept by ``tasks.runner``'s store.
+        self.tasks = TaskServing(self, tasks or TaskRunner())
+        self.tasks.install()
         registry.on_change(self.changes.registry_changed)
         registry.resources.on_change(self.changes.watcher("resources"))
         registry.prompts.on_change(self.changes.watcher("prompts"))
@@ -178,7 +185,14 @@ class RegistryServer(Server[Any]):
         modern = protocol_version in MODERN_PROTOCOL_VERSIONS
         if caps.resources is not None and not self.legacy_list_changed and not modern:
             caps.resources = caps.resources.model_copy(update={"subscribe": False})
+        if not modern:
+            caps.tasks = task_capability()
         return caps
+
+    @property
+    def policy(self) -> Policy | None:
+        """The policy of the server's call options (``None``: the registry's)."""
+        return self._scoped.policy
 
     def served_view(self, ctx: ServerRequestContext[Any]) -> ServedView:
         """The request's caller's view of the resources and prompts: its context (the caller's
@@ -257,6 +271,13 @@ class RegistryServer(Server[Any]):
             )
         return ToolListing.build(visible, self._page_size).page(cursor)
 
+    def caller_values(self, ctx: ServerRequestContext[Any]) -> dict[str, Any]:
+        """The context values of the request's caller: the connection's, and those of its
+        bearer token when the server has callers."""
+        values = _caller_values(ctx)
+        values.update(self._caller(ctx))
+        return values
+
     def _caller(self, ctx: ServerRequestContext[Any]) -> dict[str, Any]:
         """The values of the caller whose bearer token this request carries ({} without a map)."""
         if self.callers is None:
@@ -294,17 +315,36 @@ class RegistryServer(Server[Any]):
                 name, arguments = search.unwrap(arguments)
             except ToolError as error:  # the model's to fix: a result it reads
                 return call_result(ToolResult.failure(error, tool=name, call_id=call_id), None)
+        if meta:  # the search mode's call_tool: the tool it names
+            params = params.model_copy(update={"name": name, "arguments": arguments})
+        return await self.run_call(ctx, params, meta=meta, call_id=call_id)
+
+    async def run_call(
+        self,
+        ctx: ServerRequestContext[Any],
+        params: CallToolRequestParams,
+        *,
+        progress: ProgressCallback | None = None,
+        channel_type: Callable[..., SessionChannel] = SessionChannel,
+        meta: bool = False,
+        call_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Call a tool for the request's caller: the ``tools/call`` result as a wire dict.
+
+        ``progress`` receives the call's progress (default: the client, as notifications);
+        ``channel_type`` makes the channel to the client (logs, questions).
+        """
+        call_id = call_id or new_call_id()
+        name, arguments = params.name, params.arguments or {}
         rounds = Rounds.of(ctx.protocol_version, params)
-        channel = SessionChannel(
+        channel = channel_type(
             ctx, self._log_levels, scrub=self.registry.processor.scrub, rounds=rounds
         )
-        values = _caller_values(ctx)
-        if self.callers is not None:
-            values.update(self._caller(ctx))
+        values = self.caller_values(ctx)
         context = ToolContext(
             call_id=call_id,
             values=values,
-            progress=ctx.session.report_progress,
+            progress=progress or ctx.session.report_progress,
             client=channel,
         )
         own = self._scoped.approver is not None or self.registry.approver is not None
@@ -369,6 +409,7 @@ def build_server(
     tool_search: int | None = None,
     options: CallOptions | None = None,
     caller_header: str | None = None,
+    tasks: TaskRunner | None = None,
 ) -> RegistryServer:
     """Serve ``registry`` over MCP: its specs on ``tools/list``, its invoker on ``tools/call``.
 
@@ -402,6 +443,11 @@ def build_server(
         caller_header: Over HTTP, the request header naming the caller (set by a trusted
             proxy); each call's record names the authenticated caller, else this header's
             value, else the peer address.
+        tasks: Runs the calls of ``@mcp_tool(task=...)`` tools that a client asks to run as
+            tasks; its store keeps them. Default: the file of the registry's shared result
+            store (a call log's, as ``toolkit serve --call-log`` attaches), else this process's
+            memory. Workers given runners over one :class:`~toolkit.tasks.store.SqliteTaskStore`
+            answer for each other's tasks. See docs/tasks.md.
 
     Returns:
         A low-level ``mcp.server.Server`` subclass ready for any SDK transport.
@@ -411,6 +457,8 @@ def build_server(
     """
     if not isinstance(registry.settings.result_store, MemoryResultStore | None):
         offer_reader(registry)  # a shared store: any worker reads what another one cut
+    if tasks is None:
+        tasks = default_runner(registry)
     return RegistryServer(
         registry,
         name=name,
@@ -422,4 +470,5 @@ def build_server(
         tool_search=None if tool_search is None else SearchMode(top=tool_search),
         options=options,
         caller_header=caller_header,
+        tasks=tasks,
     )

@@ -32,6 +32,8 @@ def tool_entry(spec: ToolSpec, *, output_schema: bool = True) -> dict[str, Any]:
         entry["title"] = spec.title
     if output_schema and spec.output_schema is not None:
         entry["outputSchema"] = spec.output_schema
+    if spec.options.task_support != "forbidden":  # 2025-11-25 clients may run it as a task
+        entry["execution"] = {"taskSupport": spec.options.task_support}
     annotations = spec.annotations.to_mcp()
     if annotations:
         entry["annotations"] = annotations

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 __all__ = [
     "NAME_PATTERN",
     "PrepareHook",
+    "TaskSupport",
     "ToolAnnotations",
     "ToolOptions",
     "ToolSpec",
@@ -29,6 +30,9 @@ __all__ = [
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 UnknownParams = Literal["error", "ignore"]
+
+#: Whether a tool runs as a task (MCP's ``execution.taskSupport``): never, when asked, always.
+TaskSupport = Literal["forbidden", "optional", "required"]
 
 #: ``prepare(spec, context)``: the spec to offer a caller for this run, or ``None`` to hide it.
 PrepareHook = Callable[["ToolSpec", "ToolContext"], "ToolSpec | None"]
@@ -91,6 +95,9 @@ class ToolOptions:
         prepare: Decides per run whether and how an agent offers the tool to its model.
         result_budget: Characters of this tool's result a model reads before it is cut
             (:mod:`toolkit.results.budget`; ``0``: never cut); ``None``: the registry's setting.
+            (:mod:`toolkit.results.budget`; ``0``: never cut); ``None``: the registry's setting.
+        task_support: Whether an MCP client may run it as a task (:mod:`toolkit.tasks.runner`):
+            ``"forbidden"`` (default), ``"optional"`` or ``"required"``.
     """
 
     timeout: float | None = None
@@ -105,6 +112,7 @@ class ToolOptions:
     sequential: bool = False
     prepare: PrepareHook | None = None
     result_budget: int | None = None
+    task_support: TaskSupport = "forbidden"
 
 
 @dataclass(frozen=True, slots=True)
