@@ -23,6 +23,7 @@ from toolkit.calls.runtime import get_portal, is_blocked, run_sync
 from toolkit.calls.settings import DEFAULT_TIMEOUT, RegistrySettings, SettingsFields
 from toolkit.calls.spec import (
     NAME_PATTERN,
+    TaskSupport,
     ToolAnnotations,
     ToolOptions,
     ToolSpec,
@@ -64,6 +65,7 @@ __all__ = [
     "Rule",
     "SamplingMessage",
     "SettingsFields",
+    "TaskSupport",
     "ToolAnnotations",
     "ToolOptions",
     "ToolSpec",
