@@ -18,7 +18,7 @@ from adapters.mcp_server._auth import BearerGuard, token_from_env
 from adapters.mcp_server._callers import Caller, CallerMap, load_callers
 from adapters.mcp_server._channel import SessionChannel
 from adapters.mcp_server._events import BoundedEventStore
-from adapters.mcp_server._factory import AppSettings, create_app
+from adapters.mcp_server._factory import create_app
 from adapters.mcp_server._http import DEFAULT_MAX_BODY_BYTES, http_app, serve_http
 from adapters.mcp_server._serve import serve_command
 from adapters.mcp_server._server import RegistryServer, build_server
@@ -29,7 +29,6 @@ from adapters.mcp_wire import ERROR_META_KEY
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
     "ERROR_META_KEY",
-    "AppSettings",
     "BearerGuard",
     "BoundedEventStore",
     "Caller",

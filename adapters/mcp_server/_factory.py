@@ -37,12 +37,9 @@ from toolkit.records.call_log import CallLog
 from toolkit.registry import ToolRegistry
 from toolkit.result import CallRecord
 
-__all__ = ["AppSettings", "create_app", "observe"]
+__all__ = ["create_app", "observe"]
 
 log = logging.getLogger("toolkit.server")
-
-#: The earlier name of :class:`ServeSettings`.
-AppSettings = ServeSettings
 
 
 def search_by_meaning(registry: ToolRegistry, settings: ServeSettings) -> None:
@@ -183,8 +180,8 @@ def create_app(
     registry = registry_for(sources)
     search_by_meaning(registry, settings)
     metrics, call_log = observe(registry, settings)
-    govern(
-        registry,
+    options = govern(
+        options,
         budget=budget or settings.budget,
         rate_limit=settings.rate_limit,
         middleware=middleware,

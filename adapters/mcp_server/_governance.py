@@ -6,23 +6,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolkit import CallerBudget, Middleware, RateLimit, RunBudget, ToolRegistry
+from toolkit import CallerBudget, CallOptions, Middleware, RateLimit, RunBudget
 
 __all__ = ["check_limits", "govern"]
 
 
 def govern(
-    registry: ToolRegistry,
+    options: CallOptions | None,
     *,
     budget: RunBudget | str | None = None,
     rate_limit: RateLimit | str | None = None,
     middleware: Sequence[Middleware] = (),
-) -> bool:
-    """Put the server's middleware in front of the registry's own: the caller's budget
+) -> CallOptions | None:
+    """``options`` with the server's middleware in front of their own: the caller's budget
     (outermost, so every call counts), the rate limit, then ``middleware``.
 
-    Returns:
-        Whether anything was added (the server then tells callers apart).
+    The middleware goes in the server's call options, never into the registry: a registry
+    shared by several apps in one process (a ``module:attribute`` target) keeps its own.
 
     Raises:
         ValueError: A budget or rate limit given as text does not parse.
@@ -33,9 +33,10 @@ def govern(
     if rate_limit is not None:
         added.append(RateLimit.parse(rate_limit) if isinstance(rate_limit, str) else rate_limit)
     added.extend(middleware)
-    if added:
-        registry.configure(middleware=(*added, *registry.settings.middleware))
-    return bool(added)
+    if not added:
+        return options
+    base = options or CallOptions()
+    return base.replace(middleware=(*added, *(base.middleware or ())))
 
 
 def check_limits(budget: str | None, rate_limit: str | None) -> None:

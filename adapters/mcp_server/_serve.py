@@ -79,7 +79,7 @@ def serve_command(settings: ServeSettings) -> None:
     registry = registry_for(settings.sources)
     search_by_meaning(registry, settings)
     observe(registry, settings)
-    govern(registry, budget=settings.budget, rate_limit=settings.rate_limit)
+    options = govern(None, budget=settings.budget, rate_limit=settings.rate_limit)
     server_name = settings.name or settings.target or "mcp-toolkit"
     tool_search = settings.tool_search
     server = build_server(
@@ -90,6 +90,7 @@ def serve_command(settings: ServeSettings) -> None:
         callers=load_callers(settings.callers) if settings.callers is not None else None,
         tool_search=settings.tool_search,
         caller_header=settings.caller_header,
+        options=options,
     )
 
     async def main() -> None:

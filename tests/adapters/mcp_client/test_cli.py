@@ -60,9 +60,10 @@ def test_a_server_question_is_asked_at_the_terminal(monkeypatch: pytest.MonkeyPa
 
     import anyio
 
-    from adapters.cli._mcp import ask_on_terminal
+    from adapters.cli._approval import TerminalApprover
 
-    monkeypatch.setattr("sys.stdin", io.StringIO("Ada\n\ny\ny\n"))
+    # One answer per field, and no "Send these answers?" after them.
+    monkeypatch.setattr("sys.stdin", io.StringIO("Ada\n\ny\n"))
     schema = {
         "properties": {
             "name": {"type": "string", "title": "Your name"},
@@ -70,6 +71,6 @@ def test_a_server_question_is_asked_at_the_terminal(monkeypatch: pytest.MonkeyPa
             "ok": {"type": "boolean"},
         }
     }
-    answer = anyio.run(ask_on_terminal, "ev", "Who are you?", schema)
+    answer = anyio.run(TerminalApprover(yes=False).answer_server, "ev", "Who are you?", schema)
     assert answer.action == "accept"
     assert dict(answer.content) == {"name": "Ada", "age": 30, "ok": True}

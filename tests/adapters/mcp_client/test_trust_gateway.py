@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from adapters.mcp_server import AppSettings, create_app
+from adapters.mcp_server import ServeSettings, create_app
 from tests.adapters.mcp_client.conftest import stdio
 from tests.support.poisoning import BASE, poisoned_listing
 from tests.support.serving import serving
@@ -57,7 +57,7 @@ def test_the_gateway_quarantines_a_poisoned_tool_for_every_caller(
     config = tmp_path / "mcp.json"
     server = stdio("shifty_server.py", str(tools), trust="first-use")
     config.write_text(json.dumps({"mcpServers": {"s": server}}))
-    settings = AppSettings(target=None, config=str(config), callers=str(callers), telemetry=False)
+    settings = ServeSettings(target=None, config=str(config), callers=str(callers), telemetry=False)
     with serving(create_app(settings)) as base:
         assert {f"s_{name}" for name in BASE} <= _names(base)
         assert (tmp_path / "mcp.lock.json").exists()  # pinned beside the config at first use

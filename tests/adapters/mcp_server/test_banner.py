@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from adapters.mcp_server import ServeSettings
 from adapters.mcp_server._banner import serving_line
-from adapters.mcp_server._factory import AppSettings
 from adapters.mcp_server._serve import _workers_line
 from tests.support.served_resources import registry as served
 from toolkit import ToolRegistry
@@ -48,12 +48,13 @@ def test_with_tool_search_it_says_the_two_tools_listed() -> None:
 
 
 def test_workers_say_it_in_the_same_shape() -> None:
-    settings = AppSettings(target=TARGET, tool_search=0)
-    line = _workers_line(settings, 8123, 4)
+    settings = ServeSettings(target=TARGET, tool_search=0, port=8123, workers=4)
+    line = _workers_line(settings)
     single = serving_line(served, TARGET, "at http://127.0.0.1:8123/mcp", tool_search=0)
     assert line == single + " with 4 workers"
     assert line.startswith("Serving 2 tools (search_tools and call_tool, which reach the 1 tool)")
-    assert _workers_line(AppSettings(target=TARGET), 8123, 1).endswith(" with 1 worker")
+    one = ServeSettings(target=TARGET, port=8123, workers=1)
+    assert _workers_line(one).endswith(" with 1 worker")
 
 
 def test_plurals_are_plural_and_a_single_thing_is_not() -> None:

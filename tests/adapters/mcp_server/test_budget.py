@@ -20,7 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from typer.testing import CliRunner
 
 from adapters.cli._serve import app as serve_app
-from adapters.mcp_server import AppSettings, create_app, serve_command
+from adapters.mcp_server import ServeSettings, create_app, serve_command
 from tests.adapters.mcp_server.conftest import serving
 from toolkit import RunBudget
 
@@ -89,7 +89,7 @@ async def _hammer(client: Client, count: int) -> Counter[str | None]:
 
 
 async def test_a_caller_hammering_the_http_app_gets_its_budget_and_no_more() -> None:
-    settings = AppSettings(target=MODULE, telemetry=False, caller_header="X-User")
+    settings = ServeSettings(target=MODULE, telemetry=False, caller_header="X-User")
     app = create_app(settings, budget=RunBudget(calls=5, window=3600))
     with serving(app) as url:
         async with _http_client(url, "ann") as ann, _http_client(url, "bo") as bo:
@@ -101,8 +101,8 @@ async def test_a_caller_hammering_the_http_app_gets_its_budget_and_no_more() -> 
 
 async def test_a_rate_limit_from_the_environment_says_when_to_retry() -> None:
     env = {"TOOLKIT_TARGET": MODULE, "TOOLKIT_OTEL": "0", "TOOLKIT_RATE_LIMIT": "caller=3"}
-    settings = AppSettings.from_env({**env, "TOOLKIT_CALLER_HEADER": "X-User"})
-    assert AppSettings.from_env(settings.to_env()).rate_limit == "caller=3"
+    settings = ServeSettings.from_env({**env, "TOOLKIT_CALLER_HEADER": "X-User"})
+    assert ServeSettings.from_env(settings.to_env()).rate_limit == "caller=3"
     with serving(create_app(settings)) as url:
         async with _http_client(url, "ann") as ann, _http_client(url, "bo") as bo:
             hammered = await _hammer(ann, 10)
@@ -115,10 +115,7 @@ async def test_a_rate_limit_from_the_environment_says_when_to_retry() -> None:
 @pytest.mark.parametrize(("flag", "value"), [("budget", "calls=lots"), ("rate_limit", "users=3")])
 def test_a_wrong_limit_stops_serve_with_how_to_write_it(flag: str, value: str) -> None:
     with pytest.raises(ValueError, match=r"NAME=NUMBER|names no limit"):
-        if flag == "budget":
-            serve_command(TARGET, "stdio", budget=value)
-        else:
-            serve_command(TARGET, "stdio", rate_limit=value)
+        serve_command(ServeSettings(target=TARGET, **{flag: value}))
 
 
 def test_the_serve_command_line_refuses_a_wrong_budget_with_exit_2() -> None:

@@ -16,7 +16,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from adapters.mcp_client import McpClientPool
-from adapters.mcp_server import AppSettings, create_app
+from adapters.mcp_server import ServeSettings, create_app
 from tests.support import big_results
 from tests.support.big_results import NEEDLE
 from tests.support.serving import serving
@@ -145,7 +145,7 @@ def test_over_http_a_cut_result_is_read_back_by_its_caller_only(
     callers = tmp_path / "callers.json"
     tokens = {"alice": {"token": "${ALICE_TOKEN}"}, "bob": {"token": "${BOB_TOKEN}"}}
     callers.write_text(json.dumps({"callers": tokens}))
-    settings = AppSettings(target=SERVED, callers=str(callers), telemetry=False)
+    settings = ServeSettings(target=SERVED, callers=str(callers), telemetry=False)
     alice, bob = "alice-token-0123456789", "bob-token-9876543210"
     with serving(create_app(settings)) as base:
         cut = _rpc(base, alice, "tools/call", {"name": "csv_table", "arguments": {"mb": 1}})
