@@ -99,7 +99,9 @@ class _Worker:
         thread = threading.Thread(target=self._work, name="toolkit-call", daemon=True)
         thread.start()
         self.native_id: int = thread.native_id or 0
-        self.cpus = _cpu.allowed(self.native_id)
+        # What it gives back on free(): the process's CPUs (the main thread's), not the ones it
+        # inherited from the thread that started it, which may be a worker pinned to one CPU.
+        self.cpus = _cpu.allowed(os.getpid()) if self.native_id else None
 
     def hand(self, job: _Job, cpu: int) -> None:
         """Run ``job`` next, on ``cpu`` if it is not -1."""
@@ -177,8 +179,10 @@ if hasattr(os, "register_at_fork"):
 def _submit(job: _Job) -> _Worker:
     cpu = _cpu.current_cpu()
     with _guard:
-        worker = _idle.pop() if _idle else None
         stuck = _abandoned[0]
+        # The cap holds with idle workers about too: an idle one given a call that hangs
+        # would be one more abandoned thread past it.
+        worker = _idle.pop() if _idle and stuck < MAX_ABANDONED_WORKERS else None
     if worker is None:
         if stuck >= MAX_ABANDONED_WORKERS:
             raise ToolError(
