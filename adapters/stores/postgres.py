@@ -83,6 +83,12 @@ class PostgresCallStore:
     def __repr__(self) -> str:
         return f"PostgresCallStore({self.name!r})"
 
+    @property
+    def url(self) -> str:
+        """The URL this store was opened with, password included: for opening another store on
+        the same database (the call log's result store). Never shown; ``name`` is."""
+        return self._target
+
     def _connect(self, *, autocommit: bool) -> psycopg.Connection[Any]:
         try:
             given = conninfo_to_dict(self._url)

@@ -46,7 +46,7 @@ from toolkit.records.store import (
     register_call_store,
 )
 from toolkit.result import CallRecord
-from toolkit.results.store import MemoryResultStore, SqliteResultStore
+from toolkit.results.store import MemoryResultStore, PostgresResultStore, SqliteResultStore
 
 __all__ = [
     "CALL_LOG_ENV",
@@ -142,13 +142,17 @@ class CallLog:
         """Subscribe to ``registry`` (anything with ``subscribe(callback)``); returns ``self``.
 
         A registry that keeps cut results in memory (the default) keeps them in this log's
-        SQLite file from now on, so that every process writing to the log can read them back
-        (:class:`~toolkit.results.store.SqliteResultStore`).
+        SQLite file or PostgreSQL database from now on, so that every process writing to the log
+        can read them back (:class:`~toolkit.results.store.SqliteResultStore`,
+        :class:`~toolkit.results.store.PostgresResultStore`).
         """
         self._unsubscribers.append(registry.subscribe(self))
         store = getattr(getattr(registry, "settings", None), "result_store", None)
+        url = getattr(self.store, "url", None)  # a PostgreSQL store's URL
         if isinstance(store, MemoryResultStore) and self.path is not None:
-            registry.configure(result_store=SqliteResultStore(self.path))
+            registry.configure(result_store=SqliteResultStore(self.path, store.keep_seconds))
+        elif isinstance(store, MemoryResultStore) and isinstance(url, str):
+            registry.configure(result_store=PostgresResultStore(url, store.keep_seconds))
         return self
 
     def __call__(self, record: CallRecord) -> None:

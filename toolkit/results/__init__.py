@@ -25,6 +25,7 @@ from toolkit.results.reader import (
 from toolkit.results.store import (
     DEFAULT_KEEP_SECONDS,
     MemoryResultStore,
+    PostgresResultStore,
     ResultStore,
     SqliteResultStore,
     StoredResult,
@@ -40,6 +41,7 @@ __all__ = [
     "READ_RESULT",
     "RESULT_URI",
     "MemoryResultStore",
+    "PostgresResultStore",
     "ResultCut",
     "ResultStore",
     "SqliteResultStore",

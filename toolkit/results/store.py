@@ -9,6 +9,8 @@ that caller only.
   (one hour), the oldest results dropped first when more than ``max_chars`` are kept.
 * :class:`SqliteResultStore` — in a SQLite file (the call log's, when one is attached), so that
   another worker process of the same server can answer ``read_result``.
+* :class:`PostgresResultStore` — in a PostgreSQL table (the call log's database, when a
+  ``postgresql://`` log is attached), so that replicas on several hosts can answer.
 * :class:`ResultStore` — the protocol another store implements.
 """
 
@@ -25,6 +27,7 @@ from typing import Any, Protocol
 __all__ = [
     "DEFAULT_KEEP_SECONDS",
     "MemoryResultStore",
+    "PostgresResultStore",
     "ResultStore",
     "SqliteResultStore",
     "StoredResult",
@@ -128,7 +131,24 @@ class MemoryResultStore:
             self._chars -= len(kept.text)
 
 
-class SqliteResultStore:
+class _SqlResultStore:
+    """A store whose rows a backend of ``adapters.stores`` reads and writes."""
+
+    keep_seconds: float
+    _db: Any
+
+    def put(self, result: StoredResult) -> None:
+        """Keep ``result`` (one transaction; expired rows are deleted on the way)."""
+        r = result
+        self._db.put((r.call_id, r.tool, r.owner, r.budget, r.expires_at, r.text))
+
+    def get(self, call_id: str) -> StoredResult | None:
+        """The result kept under ``call_id``, unless it expired."""
+        row = self._db.get(call_id)
+        return None if row is None else StoredResult(*row)
+
+
+class SqliteResultStore(_SqlResultStore):
     """Full results in a SQLite file that every worker process of a server shares.
 
     Args:
@@ -142,17 +162,32 @@ class SqliteResultStore:
         backend = importlib.import_module("adapters.stores.results")
         self.path = path
         self.keep_seconds = keep_seconds
-        self._db: Any = backend.SqliteResults(path)
-
-    def put(self, result: StoredResult) -> None:
-        """Keep ``result`` (one transaction; expired rows are deleted on the way)."""
-        r = result
-        self._db.put((r.call_id, r.tool, r.owner, r.budget, r.expires_at, r.text))
-
-    def get(self, call_id: str) -> StoredResult | None:
-        """The result kept under ``call_id``, unless it expired."""
-        row = self._db.get(call_id)
-        return None if row is None else StoredResult(*row)
+        self._db = backend.SqliteResults(path)
 
     def __repr__(self) -> str:
         return f"SqliteResultStore({self.path!r})"
+
+
+class PostgresResultStore(_SqlResultStore):
+    """Full results in the ``toolkit_results`` table of a PostgreSQL database, for replicas on
+    several hosts (needs ``psycopg``, the ``[postgres]`` extra).
+
+    The text is kept as UTF-8 bytes, so it comes back byte for byte (NUL characters too).
+
+    Args:
+        url: A ``postgresql://`` URL (``postgres://`` and ``postgresql+driver://`` too); its
+            password is never shown (``name`` and ``repr`` hide it).
+        keep_seconds: How long a result is kept (default one hour).
+        busy_timeout: Seconds a write waits for a lock and, at least two, for the connection.
+    """
+
+    def __init__(
+        self, url: str, keep_seconds: float = DEFAULT_KEEP_SECONDS, busy_timeout: float = 5.0
+    ) -> None:
+        backend = importlib.import_module("adapters.stores.results_postgres")
+        self.keep_seconds = keep_seconds
+        self._db = backend.PostgresResults(url, busy_timeout)
+        self.name: str = self._db.name
+
+    def __repr__(self) -> str:
+        return f"PostgresResultStore({self.name!r})"
