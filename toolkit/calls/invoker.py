@@ -170,7 +170,7 @@ class Invoker:
             chain = _middleware_chain.layers(self.settings.middleware, options.middleware)
             if chain:
                 result, attempts, answered = await _middleware_chain.around(
-                    self, chain, tool, args, ctx, options, ref, wait
+                    self, chain, tool, args, ctx, options, ref, wait, effective
                 )
             else:
                 result, attempts = await self._run(tool, args, ctx, effective, ref, wait)

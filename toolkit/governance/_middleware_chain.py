@@ -86,6 +86,7 @@ async def around(
     options: CallOptions,
     ref: str,
     wait: Waiting,
+    effective: Effective | None = None,
 ) -> tuple[ToolResult, int, str | None]:
     """Run ``chain`` around the invoker's run step.
 
@@ -107,9 +108,11 @@ async def around(
                 return invoker._fail(tool.name, error, ref, arguments)
         state.ran = True
         try:
-            effective = Effective.of(call.options, invoker.settings)
+            settings = effective  # worked out once, unless a middleware changed the options
+            if settings is None or call.options is not options:
+                settings = Effective.of(call.options, invoker.settings)
             result, state.attempts = await invoker._run(
-                tool, dict(arguments), call.context, effective, ref, wait
+                tool, dict(arguments), call.context, settings, ref, wait
             )
         except BaseException as exc:
             state.inner = exc

@@ -103,21 +103,20 @@ class RateLimit:
         return self.per_tool
 
     def _admit(self, call: ToolCall) -> ToolError | None:
-        limits = [(("caller", call.caller), self.per_caller, "you")]
-        limits.append((("tool", call.name), self._tool_limit(call.name), f"tool {call.name}"))
+        per_caller, per_tool = self.per_caller, self._tool_limit(call.name)
         now = time.monotonic()
         with self._lock:
-            windows = []
-            for key, limit, who in limits:
-                if limit is None:
-                    continue
-                times = self._window(key, now)
-                if len(times) >= limit:
-                    wait = max(0.0, times[0] + self.window - now)
-                    return _limited(who, limit, self.window, wait)
-                windows.append(times)
-            for times in windows:
-                times.append(now)
+            mine = None if per_caller is None else self._window(("caller", call.caller), now)
+            if mine is not None and per_caller is not None and len(mine) >= per_caller:
+                return _limited("you", per_caller, self.window, mine[0] + self.window - now)
+            tools = None if per_tool is None else self._window(("tool", call.name), now)
+            if tools is not None and per_tool is not None and len(tools) >= per_tool:
+                wait = tools[0] + self.window - now
+                return _limited(f"tool {call.name}", per_tool, self.window, wait)
+            if mine is not None:
+                mine.append(now)
+            if tools is not None:
+                tools.append(now)
         return None
 
     def _window(self, key: tuple[str, str], now: float) -> deque[float]:
