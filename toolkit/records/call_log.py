@@ -150,7 +150,7 @@ class CallLog:
         store = getattr(getattr(registry, "settings", None), "result_store", None)
         url = getattr(self.store, "url", None)  # a PostgreSQL store's URL
         if isinstance(store, MemoryResultStore) and self.path is not None:
-            registry.configure(result_store=SqliteResultStore(self.path, store.keep_seconds))
+            registry.configure(result_store=SqliteResultStore(str(self.path), store.keep_seconds))
         elif isinstance(store, MemoryResultStore) and isinstance(url, str):
             registry.configure(result_store=PostgresResultStore(url, store.keep_seconds))
         return self
