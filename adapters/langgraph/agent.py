@@ -23,7 +23,6 @@ Rules the model node keeps:
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -43,10 +42,12 @@ from adapters.langchain.tool_images import (
 )
 from adapters.langgraph._budget import AgentRuns, Turn, budget_note
 from adapters.langgraph._direct import DirectTools
+from adapters.langgraph._empty_answer import EmptyAnswers, empty_update
 from adapters.langgraph._model_calls import ToolTurnRepair, bind_tools
 from adapters.langgraph._node import Node
 from adapters.langgraph._per_run_tools import Choice, PerRunTools
 from adapters.langgraph._prompt import SystemPrompt
+from adapters.langgraph._registry_watch import watch as _watch
 from adapters.langgraph.execution import ToolExecutor, ToolTask
 from adapters.langgraph.state import AgentState, usage_of
 from adapters.langgraph.tool_search import ToolSearch, search_registry
@@ -104,21 +105,6 @@ def _new_turn(state: AgentState) -> bool:
     return not messages or not isinstance(messages[-1], ToolMessage)
 
 
-def _watch(registry: ToolRegistry, turns: _Turns) -> None:
-    """Mark ``turns``' bound tools stale on every registry change, without keeping it alive."""
-    ref = weakref.ref(turns)
-    unsubscribe: list[Callable[[], None]] = []
-
-    def changed() -> None:
-        target = ref()
-        if target is None:
-            unsubscribe[0]()
-            return
-        target.stale()
-
-    unsubscribe.append(registry.on_change(changed))
-
-
 class _Turns:
     """The model node and the routing after it."""
 
@@ -154,6 +140,7 @@ class _Turns:
         self.max_iterations = max_iterations
         self._bound: Runnable[LanguageModelInput, BaseMessage] | None = None
         self._repair = ToolTurnRepair()
+        self._empty = EmptyAnswers()  # an empty final answer: asked again, then a fallback
         _watch(registry, self)
 
     def stale(self) -> None:
@@ -245,6 +232,7 @@ class _Turns:
             update["tool_calls"] = Overwrite([])
         else:
             update["usage"] = usage_of(message)
+        update.update(empty_update(state, message, _new_turn(state)))
         return update
 
     def call(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
@@ -257,6 +245,8 @@ class _Turns:
             self.model if done else self._chosen(self.per_run.choose(self._offered(state), config))
         )
         answer = self._repair.invoke(runnable, messages, config)
+        ask = lambda again: self._repair.invoke(self.model, again, config)  # noqa: E731
+        answer = self._empty.settle(answer, messages, ask)
         return self._update(state, answer, done, iterations, turn)
 
     async def acall(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
@@ -271,6 +261,8 @@ class _Turns:
             offered = await anyio.to_thread.run_sync(self._offered, state)
         runnable = self.model if done else self._chosen(await self.per_run.achoose(offered, config))
         answer = await self._repair.ainvoke(runnable, messages, config)
+        aask = lambda again: self._repair.ainvoke(self.model, again, config)  # noqa: E731
+        answer = await self._empty.asettle(answer, messages, aask)
         return self._update(state, answer, done, iterations, turn)
 
     def route(self, state: AgentState) -> list[Send] | str:
