@@ -324,6 +324,7 @@ def _graph(
     budget: RunBudget | None = None,
     return_direct: Iterable[str] = (),
     window: Window | None = None,
+    max_argument_chars: int | None = None,
 ) -> _Graph:
     registry = as_registry(tools)
     search = ToolSearch.of(tool_search)
@@ -332,6 +333,7 @@ def _graph(
     executor = ToolExecutor(
         registry, context_keys=context_keys, policy=policy, extra=extra, options=options, runs=runs
     )
+    executor.max_argument_chars = max_argument_chars
     turns = _Turns(
         model,
         registry,
@@ -375,6 +377,7 @@ def build_agent(
     budget: RunBudget | None = None,
     return_direct: Iterable[str] = (),
     window: Window | None = None,
+    max_argument_chars: int | None = None,
 ) -> _Graph:
     """Level 3: an autonomous agent — the model and the tools in a loop.
 
@@ -421,6 +424,8 @@ def build_agent(
             answer, as ``@mcp_tool(return_direct=True)`` does (see ``docs/agents.md``).
         window: What the model reads of the thread, e.g. a ``trim_messages`` that keeps the
             last N tokens from a human message on; the state keeps the whole thread.
+        max_argument_chars: A call whose arguments (as JSON) are longer is not run; the
+            model is answered ``INVALID_PARAMS`` saying so (see ``docs/local-models.md``).
 
     The tools offered to the model are the registry's at each model call: tools added or
     removed later (e.g. after a server's ``list_changed``) are seen on the next call, and an
@@ -448,6 +453,7 @@ def build_agent(
         budget=budget,
         return_direct=return_direct,
         window=window,
+        max_argument_chars=max_argument_chars,
     )
 
 
