@@ -2,9 +2,12 @@
 
 Slow: the server is built from source once and cached (see :mod:`tests.support.local_model`);
 where it cannot be built the tests skip and say why. The model is tiny, so what is asserted is
-what the library owes whatever the model says: every run completes and none crashes, with
-native tool calls (the server shows the tools because ``tool_choice`` is sent, and the turn
-after a tool call is accepted) and with the ``<ACTION>`` text protocol.
+what the library owes whatever the model says, read off each final answer
+(:mod:`tests.support.model_cases`): no crash, never an empty answer (the server's
+``chatml-function-calling`` format can only answer ``''`` or ``functions.NAME:`` while tools are
+offered, so the agent asks again without tools and, failing that, answers with what ran), never
+raw tool syntax; with native tool calls (the tools are shown because ``tool_choice`` is sent)
+and with the ``<ACTION>`` text protocol.
 """
 
 from __future__ import annotations
@@ -42,6 +45,9 @@ def test_native_tool_calls_over_a_real_local_server(server: str) -> None:
     assert tally.crashes == 0, tally.errors
     assert tally.completed == tally.runs == len(QUICK)
     assert tally.tool_called >= 1  # the tools were shown: tool_choice went out
+    assert tally.empty == 0 and tally.raw_syntax == 0, tally.answers
+    # This format never shows a tool's result: each run's answer was asked for again.
+    assert tally.asked_again + tally.fallback == tally.runs, tally.answers
 
 
 def test_action_text_protocol_over_a_real_local_server(server: str) -> None:
@@ -51,3 +57,5 @@ def test_action_text_protocol_over_a_real_local_server(server: str) -> None:
     tally = run_prompts("<ACTION>", xml, _agent, QUICK)
     assert tally.crashes == 0, tally.errors
     assert tally.completed == tally.runs == len(QUICK)
+    assert tally.empty == 0 and tally.raw_syntax == 0, tally.answers
+    assert tally.tool_called >= 1, tally.answers
