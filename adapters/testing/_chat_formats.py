@@ -9,9 +9,13 @@ SmolLM2-135M; recorded responses in ``tests/support/llama_formats/``):
   ``functions.NAME:``. Its template renders no ``tool`` message, so the model never reads a
   tool's result, and it lists the tools only inside a system message. With no
   ``tool_choice``, ``"none"`` or no tools, it answers text freely.
-* ``chatml`` (and a model's own ChatML template): tools and ``tool_choice`` are ignored, so a
-  model never calls a tool natively; ``tool`` messages are not rendered either. Text protocols
-  such as ``<ACTION>`` work: their results come back as user messages.
+* ``chatml``: tools and ``tool_choice="auto"`` are ignored, so a model never calls a tool
+  natively; ``tool`` messages are not rendered either (the model answered about Ann Lee's
+  bookings without the one it was given). Text protocols such as ``<ACTION>`` work: their
+  results come back as user messages.
+* ``template`` (no ``--chat_format``: the model's own template, SmolLM2's renders every role):
+  no native call under ``tool_choice="auto"`` (only a forced ``tool_choice`` naming a function
+  is parsed as a call), but ``tool`` messages are rendered: the model quoted booking B-1.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from typing import Any
 __all__ = ["CHAT_FORMATS", "answer_text", "calls_possible", "visible_messages"]
 
 #: The formats the stub can behave as.
-CHAT_FORMATS = frozenset({"chatml-function-calling", "chatml"})
+CHAT_FORMATS = frozenset({"chatml-function-calling", "chatml", "template"})
 
 _BARE_CALL = re.compile(r"^functions\.[\w.-]+:$")
 
@@ -33,6 +37,8 @@ def calls_possible(chat_format: str | None, body: dict[str, Any], local: bool) -
         return False
     if chat_format == "chatml":
         return False
+    if chat_format == "template":
+        return isinstance(body.get("tool_choice"), dict)
     if chat_format is not None or local:
         return body.get("tool_choice") not in (None, "none")
     return True
@@ -50,6 +56,6 @@ def answer_text(chat_format: str | None, body: dict[str, Any], text: str | None)
 
 def visible_messages(chat_format: str | None, messages: list[dict[str, Any]]) -> list[Any]:
     """The messages the format's template renders for the model (``tool`` ones dropped)."""
-    if chat_format is None:
+    if chat_format in (None, "template"):
         return list(messages)
     return [m for m in messages if m.get("role") != "tool"]

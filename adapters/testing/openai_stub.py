@@ -27,11 +27,12 @@ A turn may also be a callable ``(request_json) -> Turn`` for replies that depend
 shown the tools only when the request sends ``tool_choice`` (a scripted tool call is then
 answered as text), and an assistant message whose ``content`` is ``null`` fails the server's
 request validation, which it answers with HTTP 500. ``tool_choices`` lists what each request
-sent. ``chat_format="chatml-function-calling"`` or ``"chatml"`` (which imply ``local_server``)
-also behave as llama-cpp-python's format of that name does with a real model (see
-:mod:`adapters.testing._chat_formats`): the first answers text as ``''`` or a bare
-``functions.NAME:`` when ``tool_choice="auto"`` is sent, the second never calls a tool natively;
-neither shows the model ``tool`` messages (``visible_messages``).
+sent. ``chat_format="chatml-function-calling"``, ``"chatml"`` or ``"template"`` (which imply
+``local_server``) also behave as llama-cpp-python's format of that name (``template``: the
+model's own) does with a real model (see :mod:`adapters.testing._chat_formats`): the first
+answers text as ``''`` or a bare ``functions.NAME:`` when ``tool_choice="auto"`` is sent and the
+others never call a tool natively under it; only ``template`` shows the model ``tool`` messages
+(``visible_messages``).
 """
 
 from __future__ import annotations

@@ -64,6 +64,10 @@ def exchanges() -> dict[str, dict[str, Any]]:
         },
         "after_result_unbound": {**base, "messages": [system, ask, call, result]},
         "plain_text": {**base, "messages": [system, {"role": "user", "content": "Say hello."}]},
+        "plain_text_auto": {
+            **base, "messages": [system, {"role": "user", "content": "Say hello."}],
+            "tools": tools, "tool_choice": "auto",
+        },
     }  # fmt: skip
 
 
