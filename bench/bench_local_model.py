@@ -11,7 +11,7 @@ agent's fallback answers and the library's share of the wall time.
 
 Run: ``.venv/bin/python bench/bench_local_model.py [--per-route N] [--chat-format F]``
 (``--per-route 4``: one prompt per tool; ``--chat-format``: ``chatml-function-calling``, the
-default, or ``chatml``). The server is built from source on first use and cached (see
+default, ``chatml``, or ``template``: the model's own, no ``--chat_format``). The server is built from source on first use and cached (see
 ``tests/support/local_model.py``); where it cannot be built the script says why and exits 0.
 """
 
@@ -100,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"bench_local_model: skipped, the local model is not available: {exc}")
         return 0
     cases = _spread(args.per_route)
-    with local_model.serve(python, model, chat_format=args.chat_format) as url:
+    served = None if args.chat_format == "template" else args.chat_format
+    with local_model.serve(python, model, chat_format=served) as url:
 
         def native(transport: TimedTransport) -> BaseChatModel:
             return chat_model(url, transport)
