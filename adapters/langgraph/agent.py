@@ -19,6 +19,8 @@ Rules the model node keeps:
 * **Local servers too.** Tools are bound with an explicit ``tool_choice="auto"``, and a
   request refused for a tool-call turn without text is retried once with it filled (see
   :mod:`adapters.langgraph._model_calls`).
+* **Never silence.** An empty final answer is asked for again without tools, then replaced by
+  what ran (:mod:`adapters.langgraph._empty_answer`; the state's ``empty_answer`` says so).
 """
 
 from __future__ import annotations
