@@ -9,8 +9,9 @@ may not call a tool (with ``tool_choice="auto"`` its text answers are ``''`` or
    cannot answer in text; the bare ``functions.NAME:`` identifies ``chatml-function-calling``);
 2. asks the model once more **without tools**, with a closing request that quotes what the
    tools of this turn returned (a format that hides ``tool`` messages shows it this way);
-3. if that answer is empty too, ends the run with :func:`fallback_answer`: what ran and what it
-   returned, quoted, or that nothing ran.
+3. if that answer is empty too, or only repeats the closing request (SmolLM2 did, in the
+   HTML-escaped form ``chatml-function-calling`` renders it in), ends the run with
+   :func:`fallback_answer`: what ran and what it returned, quoted, or that nothing ran.
 
 The final ``AIMessage`` carries ``response_metadata["empty_answer"]`` and the state's
 ``empty_answer`` key says the same for the turn: :data:`RETRIED` or :data:`FALLBACK`.
@@ -18,6 +19,7 @@ The final ``AIMessage`` carries ``response_metadata["empty_answer"]`` and the st
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 import re
@@ -128,10 +130,24 @@ def likely_cause(first: AIMessage, history: Sequence[BaseMessage]) -> str:
     )
 
 
-def _settled(answer: Any, history: Sequence[BaseMessage]) -> AIMessage:
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", html.unescape(text).lower()))
+
+
+def _echoes(text: str, asked: HumanMessage) -> bool:
+    """Whether ``text`` only repeats the closing request ``asked`` (or part of it)."""
+    said = _words(text)
+    lines = [_words(line) for line in asked.text.splitlines()]
+    return any(len(line) >= 12 and line in said for line in [_words(ANSWER_NOW), *lines]) or (
+        "tools returned" in said
+    )
+
+
+def _settled(answer: Any, history: Sequence[BaseMessage], asked: HumanMessage) -> AIMessage:
     usage = answer.usage_metadata if isinstance(answer, AIMessage) else None
     text = answer.text if isinstance(answer, AIMessage) else ""
-    if text.strip() and not _BARE_CALL.match(text):  # calls asked for anyway are dropped
+    # Calls asked for anyway are dropped; a copy of the request is no answer.
+    if text.strip() and not _BARE_CALL.match(text) and not _echoes(text, asked):
         metadata = {**answer.response_metadata, "empty_answer": RETRIED}
         return AIMessage(
             content=answer.content, id=answer.id, usage_metadata=usage, response_metadata=metadata
@@ -166,7 +182,9 @@ class EmptyAnswers:
         """``answer``, or, when it is empty, the answer of ``ask`` (the model without tools)
         or the fallback."""
         again = self._first(answer, messages)
-        return answer if again is None else _settled(ask(again), messages)
+        if again is None:
+            return answer
+        return _settled(ask(again), messages, again[-1])  # type: ignore[arg-type]
 
     async def asettle(
         self,
@@ -176,7 +194,9 @@ class EmptyAnswers:
     ) -> Any:
         """:meth:`settle` for ``ainvoke``."""
         again = self._first(answer, messages)
-        return answer if again is None else _settled(await ask(again), messages)
+        if again is None:
+            return answer
+        return _settled(await ask(again), messages, again[-1])  # type: ignore[arg-type]
 
 
 def empty_update(state: Any, message: AIMessage, new_turn: bool) -> dict[str, Any]:

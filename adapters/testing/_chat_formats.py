@@ -8,7 +8,9 @@ SmolLM2-135M; recorded responses in ``tests/support/llama_formats/``):
   allows only ``functions.NAME:`` or the end, so a text answer is ``''`` or a bare
   ``functions.NAME:``. Its template renders no ``tool`` message, so the model never reads a
   tool's result, and it lists the tools only inside a system message. With no
-  ``tool_choice``, ``"none"`` or no tools, it answers text freely.
+  ``tool_choice``, ``"none"`` or no tools, it answers text freely. Its template HTML-escapes
+  every message (``"`` is read as ``&#34;``, ``<ACTION>`` as ``&lt;ACTION&gt;``): the model
+  answered with those entities, and never wrote an ``<ACTION>`` block over it.
 * ``chatml``: tools and ``tool_choice="auto"`` are ignored, so a model never calls a tool
   natively; ``tool`` messages are not rendered either (the model answered about Ann Lee's
   bookings without the one it was given). Text protocols such as ``<ACTION>`` work: their
@@ -20,6 +22,7 @@ SmolLM2-135M; recorded responses in ``tests/support/llama_formats/``):
 
 from __future__ import annotations
 
+import html
 import re
 from typing import Any
 
@@ -58,4 +61,10 @@ def visible_messages(chat_format: str | None, messages: list[dict[str, Any]]) ->
     """The messages the format's template renders for the model (``tool`` ones dropped)."""
     if chat_format in (None, "template"):
         return list(messages)
-    return [m for m in messages if m.get("role") != "tool"]
+    kept = [m for m in messages if m.get("role") != "tool"]
+    if chat_format != "chatml-function-calling":
+        return kept
+    return [
+        {**m, "content": html.escape(m["content"])} if isinstance(m.get("content"), str) else m
+        for m in kept
+    ]

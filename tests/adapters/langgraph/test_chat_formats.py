@@ -75,3 +75,12 @@ def test_only_the_models_own_template_shows_the_model_a_tool_result() -> None:
             httpx.post(f"{stub.url}/chat/completions", json=exchange["request"])
             roles = [m["role"] for m in stub.visible_messages()]
         assert ("tool" in roles) is shown
+
+
+def test_chatml_function_calling_shows_the_model_html_escaped_text() -> None:
+    with OpenAIStub(chat_format="chatml-function-calling") as stub:
+        stub.script(Turn(text="x"))
+        body = {"model": "m", "messages": [{"role": "user", "content": 'Say "<ACTION>"'}]}
+        httpx.post(f"{stub.url}/chat/completions", json=body)
+        (seen,) = stub.visible_messages()
+    assert seen["content"] == "Say &quot;&lt;ACTION&gt;&quot;"

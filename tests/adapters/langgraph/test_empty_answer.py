@@ -120,3 +120,17 @@ def test_what_counts_as_empty() -> None:
     assert not is_empty(AIMessage("functions are fun."))
     assert not is_empty(AIMessage("", tool_calls=[{"name": "x", "args": {}, "id": "1"}]))
     assert "no tool was run" in fallback_answer([HumanMessage("Hi")])
+
+
+def test_a_second_answer_that_only_echoes_the_request_ends_with_the_fallback(
+    server: OpenAIStub,
+) -> None:
+    _, registry = desk_registry()
+    # SmolLM2 copied the closing request, HTML-escaped as chatml-function-calling renders it.
+    echo = "The tools returned:\n- list_bookings({&#34;guest&#34;: &#34;Ann Lee&#34;}) retur"
+    server.script(Turn(tool_calls=[LIST]), Turn(text=""), Turn(text=echo))
+    state = build_agent(_model(server), registry).invoke(
+        {"messages": [("user", "Bookings of Ann Lee?")]}
+    )
+    assert state["empty_answer"] == "fallback"
+    assert "&#34;" not in state["messages"][-1].text
