@@ -22,7 +22,6 @@ SmolLM2-135M; recorded responses in ``tests/support/llama_formats/``):
 
 from __future__ import annotations
 
-import html
 import re
 from typing import Any
 
@@ -32,6 +31,12 @@ __all__ = ["CHAT_FORMATS", "answer_text", "calls_possible", "visible_messages"]
 CHAT_FORMATS = frozenset({"chatml-function-calling", "chatml", "template"})
 
 _BARE_CALL = re.compile(r"^functions\.[\w.-]+:$")
+#: Jinja's autoescape (MarkupSafe), as the format's template applies it to every message.
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;"})
+
+
+def _escaped(text: str) -> str:
+    return text.translate(_ESCAPES)
 
 
 def calls_possible(chat_format: str | None, body: dict[str, Any], local: bool) -> bool:
@@ -65,6 +70,6 @@ def visible_messages(chat_format: str | None, messages: list[dict[str, Any]]) ->
     if chat_format != "chatml-function-calling":
         return kept
     return [
-        {**m, "content": html.escape(m["content"])} if isinstance(m.get("content"), str) else m
+        {**m, "content": _escaped(m["content"])} if isinstance(m.get("content"), str) else m
         for m in kept
     ]

@@ -83,4 +83,4 @@ def test_chatml_function_calling_shows_the_model_html_escaped_text() -> None:
         body = {"model": "m", "messages": [{"role": "user", "content": 'Say "<ACTION>"'}]}
         httpx.post(f"{stub.url}/chat/completions", json=body)
         (seen,) = stub.visible_messages()
-    assert seen["content"] == "Say &quot;&lt;ACTION&gt;&quot;"
+    assert seen["content"] == "Say &#34;&lt;ACTION&gt;&#34;"  # as the bench's answers showed
