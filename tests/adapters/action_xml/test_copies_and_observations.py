@@ -66,6 +66,16 @@ def test_the_no_action_example_repeated_as_the_answer_is_refused() -> None:
         assert "copies an example" in inner.calls[1].messages[-1].content
 
 
+def test_an_example_sentence_with_a_value_changed_is_a_copy_too() -> None:
+    from adapters.action_xml._examples import copied_answer, example_answers
+
+    sentences = example_answers(tool_examples(desk_registry()[1].specs()))
+    copy = 'I will call send_message with "M-6" written as a CDATA value.'  # SmolLM2's
+    assert copied_answer(copy, sentences) is not None
+    assert copied_answer("Booking B-1 is cancelled.", sentences) is None
+    assert copied_answer("I sent the message to ann@example.org.", sentences) is None
+
+
 def test_a_copy_to_the_last_retry_ends_empty_and_the_agent_answers_anyway() -> None:
     _, registry = desk_registry()
     inner = ScriptedChatModel(
