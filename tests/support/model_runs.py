@@ -127,7 +127,7 @@ class Tally:
         self.empty += reading.empty
         self.raw_syntax += reading.raw_syntax
         self.prose_call += reading.prose_call
-        self.right_answer += reading.right
+        self.right_answer += reading.right and outcome != "fallback"  # the agent's words
 
 
 Agent = Callable[[BaseChatModel, ToolRegistry], Any]
