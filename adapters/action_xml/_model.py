@@ -25,13 +25,19 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from adapters.action_xml._examples import example_calls, tool_examples
-from adapters.action_xml._observe import (
-    format_observation,
-    malformed_observation,
-    success_observation,
+from adapters.action_xml._examples import (
+    copied_answer,
+    example_answers,
+    example_calls,
+    tool_examples,
 )
-from adapters.action_xml._parse import ParsedAction, clean_text, parse_action, strip_actions
+from adapters.action_xml._observe import (
+    copied_observation,
+    malformed_observation,
+    tool_message_observation,
+)
+from adapters.action_xml._observe import message_text as _text
+from adapters.action_xml._parse import ParsedAction, parse_action, strip_actions
 from adapters.action_xml._render import render_action, render_tools_prompt
 from adapters.action_xml._stream import TextGate
 from toolkit import Tool, ToolRegistry, ToolSpec
@@ -73,32 +79,6 @@ FINAL_ANSWER_NOTE = (
 NO_ANSWER = "I stopped before finishing: I could only answer with another tool call."
 #: Above this many characters an answer is parsed in a worker thread, off the event loop.
 THREAD_PARSE_CHARS = 64_000
-
-
-def _text(content: Any) -> str:
-    """The text of a message's content, cleaned (see :func:`clean_text`)."""
-    if isinstance(content, str):
-        return clean_text(content)
-    parts = []
-    for block in content or []:
-        if isinstance(block, str):
-            parts.append(block)
-        elif isinstance(block, dict) and block.get("type") == "text":
-            parts.append(str(block.get("text", "")))
-        elif isinstance(block, dict):
-            parts.append(f"[{block.get('type', 'content')}]")
-    return clean_text("\n".join(parts))
-
-
-def _observation(message: ToolMessage, names: dict[str, str]) -> str:
-    text = _text(message.content)
-    if message.status == "error":
-        artifact = message.artifact if isinstance(message.artifact, dict) else {}
-        error = artifact.get("error")
-        code = error.get("code") if isinstance(error, dict) else None
-        return format_observation(text, code=str(code or "EXECUTION_ERROR"))
-    name = message.name or names.get(message.tool_call_id, "tool")
-    return success_observation(name, text)
 
 
 def _tool_calls(parsed: ParsedAction) -> list[ToolCall]:
@@ -145,7 +125,9 @@ class XmlToolCallingModel(BaseChatModel):
     examples: bool = True
     correction_example: bool = False
     tool_specs: list[Any] = Field(default_factory=list)  # ToolSpec objects
-    _shown: tuple[int, list[tuple[str, dict[str, Any]]]] | None = PrivateAttr(default=None)
+    _shown: tuple[int, list[tuple[str, dict[str, Any]]], list[str]] | None = PrivateAttr(
+        default=None
+    )
 
     def __init__(self, model: BaseChatModel | None = None, **kwargs: Any) -> None:
         if model is not None:
@@ -175,25 +157,27 @@ class XmlToolCallingModel(BaseChatModel):
         )
 
     def _checked(self, parsed: ParsedAction) -> ParsedAction:
-        """``parsed``, or an error when one of its calls copies a few-shot example's call."""
-        if not self.examples or not parsed.calls:
+        """``parsed``, or an error when it copies a few-shot example's call or sentence."""
+        if not self.examples or parsed.error is not None:
             return parsed
         key = hash((id(self.tool_specs), len(self.tool_specs), self.correction_example))
         if self._shown is None or self._shown[0] != key:
             examples = tool_examples(self.tool_specs, correction=self.correction_example)
-            self._shown = (key, example_calls(examples))
-        shown = self._shown[1]
+            self._shown = (key, example_calls(examples), example_answers(examples))
+        _, shown, sentences = self._shown
         for call in parsed.calls:
             if (call.name, call.arguments) in shown:
                 values = ", ".join(f"{k}={v!r}" for k, v in call.arguments.items())
-                return ParsedAction(
-                    parsed.response_text,
-                    error=(
-                        f"the call of {call.name} copies an example from the instructions "
-                        f"({values}); call it with the values from the user's request, or "
-                        "answer without a tool"
-                    ),
+                error = (
+                    f"the call of {call.name} copies an example from the instructions "
+                    f"({values}); call it with the values from the user's request, or "
+                    "answer without a tool"
                 )
+                return ParsedAction(parsed.response_text, error=error, copied=True)
+        copied = None if parsed.calls else copied_answer(parsed.response_text, sentences)
+        if copied is not None:
+            error = f"your answer copies an example from the instructions ({copied!r})"
+            return ParsedAction(parsed.response_text, error=error, copied=True)
         return parsed
 
     # -- the conversation as the wrapped model sees it ------------------------------------
@@ -214,7 +198,7 @@ class XmlToolCallingModel(BaseChatModel):
             if isinstance(message, SystemMessage):
                 system.append(_text(message.content))
             elif isinstance(message, ToolMessage):
-                pending.append(_observation(message, names))
+                pending.append(tool_message_observation(message, names))
             else:
                 flush()
                 if isinstance(message, AIMessage) and message.tool_calls:
@@ -235,7 +219,10 @@ class XmlToolCallingModel(BaseChatModel):
         content = parsed.response_text
         if parsed.error is not None:
             metadata["action_error"] = parsed.error
-            content = content or f"I could not write a valid tool call: {parsed.error}"
+            # A copy or a lead-in to a broken block ("The action block is:") is no answer: an
+            # empty one, which an agent asks for again (see adapters.langgraph._empty_answer).
+            if parsed.copied or content.rstrip().endswith(":"):
+                content = ""
         usage = reply.usage_metadata if isinstance(reply, AIMessage) else None
         return AIMessage(
             content=content,
@@ -244,9 +231,13 @@ class XmlToolCallingModel(BaseChatModel):
             usage_metadata=usage,
         )
 
-    def _retry_messages(self, conversation: list[BaseMessage], text: str, error: str) -> None:
+    def _retry_messages(
+        self, conversation: list[BaseMessage], text: str, parsed: ParsedAction
+    ) -> None:
+        error = parsed.error or ""
+        told = copied_observation(error) if parsed.copied else malformed_observation(error)
         conversation.append(AIMessage(text))
-        conversation.append(HumanMessage(malformed_observation(error)))
+        conversation.append(HumanMessage(told))
 
     # -- sync -------------------------------------------------------------------------------
 
@@ -286,7 +277,7 @@ class XmlToolCallingModel(BaseChatModel):
         parsed = self._checked(parse_action(_text(reply.content), self.tool_specs))
         retried = 0
         while parsed.error is not None and retried < self.max_retries:
-            self._retry_messages(conversation, _text(reply.content), parsed.error)
+            self._retry_messages(conversation, _text(reply.content), parsed)
             reply = self.model.invoke(conversation, config, stop=stop, **kwargs)
             parsed = self._checked(parse_action(_text(reply.content), self.tool_specs))
             retried += 1
@@ -355,7 +346,7 @@ class XmlToolCallingModel(BaseChatModel):
         parsed = await self._aparse(_text(reply.content))
         retried = 0
         while parsed.error is not None and retried < self.max_retries:
-            self._retry_messages(conversation, _text(reply.content), parsed.error)
+            self._retry_messages(conversation, _text(reply.content), parsed)
             reply = await self.model.ainvoke(conversation, config, stop=stop, **kwargs)
             parsed = await self._aparse(_text(reply.content))
             retried += 1

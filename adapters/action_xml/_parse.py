@@ -81,11 +81,14 @@ class ParsedAction:
         calls: The calls of the first ACTION block, in order; empty when there is none or
             when the block could not be read.
         error: What is wrong with the block and where, or ``None``. When set, nothing runs.
+        copied: The error is that the answer copies an example of the instructions (a call
+            or a sentence), not that the block could not be read.
     """
 
     response_text: str
     calls: list[ActionCall] = field(default_factory=list)
     error: str | None = None
+    copied: bool = False
 
     @property
     def has_action(self) -> bool:

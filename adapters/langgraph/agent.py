@@ -19,11 +19,12 @@ Rules the model node keeps:
 * **Local servers too.** Tools are bound with an explicit ``tool_choice="auto"``, and a
   request refused for a tool-call turn without text is retried once with it filled (see
   :mod:`adapters.langgraph._model_calls`).
+* **Never silence.** An empty final answer is asked for again without tools, then replaced by
+  what ran (:mod:`adapters.langgraph._empty_answer`; the state's ``empty_answer`` says so).
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -43,10 +44,12 @@ from adapters.langchain.tool_images import (
 )
 from adapters.langgraph._budget import AgentRuns, Turn, budget_note
 from adapters.langgraph._direct import DirectTools
+from adapters.langgraph._empty_answer import EmptyAnswers, empty_update
 from adapters.langgraph._model_calls import ToolTurnRepair, bind_tools
 from adapters.langgraph._node import Node
 from adapters.langgraph._per_run_tools import Choice, PerRunTools
 from adapters.langgraph._prompt import SystemPrompt
+from adapters.langgraph._registry_watch import watch as _watch
 from adapters.langgraph.execution import ToolExecutor, ToolTask
 from adapters.langgraph.state import AgentState, usage_of
 from adapters.langgraph.tool_search import ToolSearch, search_registry
@@ -103,21 +106,6 @@ def _new_turn(state: AgentState) -> bool:
     return not messages or not isinstance(messages[-1], ToolMessage)
 
 
-def _watch(registry: ToolRegistry, turns: _Turns) -> None:
-    """Mark ``turns``' bound tools stale on every registry change, without keeping it alive."""
-    ref = weakref.ref(turns)
-    unsubscribe: list[Callable[[], None]] = []
-
-    def changed() -> None:
-        target = ref()
-        if target is None:
-            unsubscribe[0]()
-            return
-        target.stale()
-
-    unsubscribe.append(registry.on_change(changed))
-
-
 class _Turns:
     """The model node and the routing after it."""
 
@@ -151,6 +139,7 @@ class _Turns:
         self.max_iterations = max_iterations
         self._bound: Runnable[LanguageModelInput, BaseMessage] | None = None
         self._repair = ToolTurnRepair()
+        self._empty = EmptyAnswers()  # an empty final answer: asked again, then a fallback
         _watch(registry, self)
 
     def stale(self) -> None:
@@ -242,6 +231,7 @@ class _Turns:
             update["tool_calls"] = Overwrite([])
         else:
             update["usage"] = usage_of(message)
+        update.update(empty_update(state, message, _new_turn(state)))
         return update
 
     def call(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
@@ -254,6 +244,8 @@ class _Turns:
             self.model if done else self._chosen(self.per_run.choose(self._offered(state), config))
         )
         answer = self._repair.invoke(runnable, messages, config)
+        ask = lambda again: self._repair.invoke(self.model, again, config)  # noqa: E731
+        answer = self._empty.settle(answer, messages, ask)
         return self._update(state, answer, done, iterations, turn)
 
     async def acall(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
@@ -268,6 +260,8 @@ class _Turns:
             offered = await anyio.to_thread.run_sync(self._offered, state)
         runnable = self.model if done else self._chosen(await self.per_run.achoose(offered, config))
         answer = await self._repair.ainvoke(runnable, messages, config)
+        aask = lambda again: self._repair.ainvoke(self.model, again, config)  # noqa: E731
+        answer = await self._empty.asettle(answer, messages, aask)
         return self._update(state, answer, done, iterations, turn)
 
     def route(self, state: AgentState) -> list[Send] | str:
@@ -328,6 +322,7 @@ def _graph(
     budget: RunBudget | None = None,
     return_direct: Iterable[str] = (),
     window: Window | None = None,
+    max_argument_chars: int | None = None,
 ) -> _Graph:
     registry = as_registry(tools)
     search = ToolSearch.of(tool_search)
@@ -336,6 +331,7 @@ def _graph(
     executor = ToolExecutor(
         registry, context_keys=context_keys, extra=extra, options=options, runs=runs
     )
+    executor.max_argument_chars = max_argument_chars
     turns = _Turns(
         model,
         registry,
@@ -376,6 +372,7 @@ def build_agent(
     budget: RunBudget | None = None,
     return_direct: Iterable[str] = (),
     window: Window | None = None,
+    max_argument_chars: int | None = None,
 ) -> _Graph:
     """Level 3: an autonomous agent — the model and the tools in a loop.
 
@@ -420,6 +417,8 @@ def build_agent(
             answer, as ``@mcp_tool(return_direct=True)`` does (see ``docs/agents.md``).
         window: What the model reads of the thread, e.g. a ``trim_messages`` that keeps the
             last N tokens from a human message on; the state keeps the whole thread.
+        max_argument_chars: A call whose arguments (as JSON) are longer is not run; the
+            model is answered ``INVALID_PARAMS`` saying so (see ``docs/local-models.md``).
 
     The tools offered to the model are the registry's at each model call: tools added or
     removed later (e.g. after a server's ``list_changed``) are seen on the next call, and an
@@ -446,6 +445,7 @@ def build_agent(
         budget=budget,
         return_direct=return_direct,
         window=window,
+        max_argument_chars=max_argument_chars,
     )
 
 

@@ -17,6 +17,7 @@ from adapters.langchain.graph_config import graph_runtime
 from adapters.langchain.injection import ContextKeys, Injection, find_injections
 from adapters.langchain.messages import to_tool_message
 from adapters.langchain.tool import build_context
+from adapters.langgraph._argument_size import oversize
 from adapters.langgraph._budget import AgentRuns
 from adapters.langgraph._sequential import Gates
 from adapters.langgraph.state import ToolCallEntry
@@ -62,6 +63,8 @@ class ToolExecutor:
         options: :class:`~toolkit.CallOptions` for every call (policy, timeout, record hook…).
         extra: The agent's own tools (the tool search), for names ``registry`` lacks.
         runs: The agent's runs, when it has a budget: each call counts against its task's.
+        max_argument_chars: Calls whose arguments are longer are answered ``INVALID_PARAMS``
+            and not run (``None``: no bound).
     """
 
     registry: ToolRegistry
@@ -69,6 +72,7 @@ class ToolExecutor:
     options: CallOptions | None = None
     extra: ToolRegistry | None = None
     runs: AgentRuns | None = None
+    max_argument_chars: int | None = None
     _injections: dict[str, list[Injection]] = field(default_factory=dict)
     _gates: Gates = field(default_factory=Gates)
 
@@ -129,6 +133,8 @@ class ToolExecutor:
 
     def run(self, task: ToolTask, config: RunnableConfig) -> dict[str, Any]:
         """Run the call of ``task`` (blocking)."""
+        if (refused := oversize(task.call, self.max_argument_chars)) is not None:
+            return self._update(task, refused)
         args = task.call.get("args")
         name = task.call["name"]
         with self._run(task), self._gates.hold(task.gate, self.sequential(name)):
@@ -139,6 +145,8 @@ class ToolExecutor:
 
     async def arun(self, task: ToolTask, config: RunnableConfig) -> dict[str, Any]:
         """Run the call of ``task``."""
+        if (refused := oversize(task.call, self.max_argument_chars)) is not None:
+            return self._update(task, refused)
         args = task.call.get("args")
         name = task.call["name"]
         with self._run(task):

@@ -66,6 +66,12 @@ class AgentState(TypedDict, total=False):
         usage: Token usage summed over the current user turn's model calls
             (``input_tokens``, ``output_tokens``, ``total_tokens``).
         run: The id of the current user turn's run, for an agent with a budget.
+        empty_answer: Set when the model ended the current user turn with no text (empty,
+            blank, or a bare ``functions.NAME:``): ``"retried"`` when asking it once more
+            without tools gave the answer, ``"fallback"`` when the run ended with the
+            agent's fallback answer (what ran and what it returned, quoted, or that nothing
+            ran). Absent or ``None`` otherwise. A warning on the ``adapters.langgraph``
+            logger names the likely cause; see ``docs/local-models.md``.
 
     The three per-turn keys start again from zero when a new user message arrives on a
     checkpointed thread (the model node writes them with ``Overwrite``).
@@ -76,3 +82,4 @@ class AgentState(TypedDict, total=False):
     iterations: int
     usage: Annotated[dict[str, int], add_usage]
     run: str
+    empty_answer: str | None

@@ -27,7 +27,12 @@ A turn may also be a callable ``(request_json) -> Turn`` for replies that depend
 shown the tools only when the request sends ``tool_choice`` (a scripted tool call is then
 answered as text), and an assistant message whose ``content`` is ``null`` fails the server's
 request validation, which it answers with HTTP 500. ``tool_choices`` lists what each request
-sent.
+sent. ``chat_format="chatml-function-calling"``, ``"chatml"`` or ``"template"`` (which imply
+``local_server``) also behave as llama-cpp-python's format of that name (``template``: the
+model's own) does with a real model (see :mod:`adapters.testing._chat_formats`): the first
+answers text as ``''`` or a bare ``functions.NAME:`` when ``tool_choice="auto"`` is sent and the
+others never call a tool natively under it; only ``template`` shows the model ``tool`` messages
+(``visible_messages``).
 """
 
 from __future__ import annotations
@@ -41,6 +46,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import count
 from typing import Any
 
+from adapters.testing._chat_formats import (
+    CHAT_FORMATS,
+    answer_text,
+    calls_possible,
+    visible_messages,
+)
 from adapters.testing._openai_requests import (
     BadRequest,
     check_request,
@@ -93,11 +104,21 @@ class OpenAIStub:
     """
 
     def __init__(
-        self, *, model: str = "gpt-stub", api_key: str | None = None, local_server: bool = False
+        self,
+        *,
+        model: str = "gpt-stub",
+        api_key: str | None = None,
+        local_server: bool = False,
+        chat_format: str | None = None,
     ) -> None:
+        if chat_format is not None and chat_format not in CHAT_FORMATS:
+            raise ValueError(
+                f"chat_format must be one of {sorted(CHAT_FORMATS)}, got {chat_format!r}"
+            )
         self.model = model
         self.api_key = api_key
-        self.local_server = local_server
+        self.local_server = local_server or chat_format is not None
+        self.chat_format = chat_format
         self.requests: list[dict[str, Any]] = []
         self.rejections: list[str] = []
         self._script: deque[ScriptItem] = deque()
@@ -158,6 +179,10 @@ class OpenAIStub:
         """The ``messages`` of the last request."""
         return list(self.requests[-1]["messages"])
 
+    def visible_messages(self, index: int = -1) -> list[dict[str, Any]]:
+        """The messages of request ``index`` that the ``chat_format``'s template renders."""
+        return visible_messages(self.chat_format, self.requests[index]["messages"])
+
     # -- serving ---------------------------------------------------------------------------
     def _next_turn(self, body: dict[str, Any]) -> Turn:
         with self._lock:
@@ -191,9 +216,7 @@ class OpenAIStub:
                 "code": None,
             }
             return 400, {"error": error}
-        shown = body.get("tools") and (
-            not self.local_server or body.get("tool_choice") not in (None, "none")
-        )
+        shown = calls_possible(self.chat_format, body, self.local_server)
         if turn.tool_calls and not shown:
             # A real model cannot call tools it was not given: keep only the text.
             turn = Turn(
@@ -201,6 +224,10 @@ class OpenAIStub:
                 prompt_tokens=turn.prompt_tokens,
                 completion_tokens=turn.completion_tokens,
             )
+        if not turn.tool_calls:
+            text = answer_text(self.chat_format, body, turn.text)
+            if text != turn.text:
+                turn = Turn(text, [], turn.prompt_tokens, turn.completion_tokens)
         return 200, turn
 
     def _tool_calls(self, turn: Turn) -> list[dict[str, Any]]:

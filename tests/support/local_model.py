@@ -155,16 +155,18 @@ def _free_port() -> int:
 
 @contextmanager
 def serve(
-    python: Path, model: Path, *, chat_format: str = "chatml-function-calling"
+    python: Path, model: Path, *, chat_format: str | None = "chatml-function-calling"
 ) -> Iterator[str]:
     """Run the server on a free port of 127.0.0.1; yields its base URL (ending in ``/v1``).
 
     ``chatml-function-calling`` is llama.cpp's function-calling format for ChatML models such
-    as SmolLM2: it shows the tools only when the request sends ``tool_choice``.
+    as SmolLM2: it shows the tools only when the request sends ``tool_choice``, and never shows
+    the model a tool's result (see ``docs/local-models.md``). ``None``: the model's own template.
     """
     port = _free_port()
     command = [str(python), "-m", "llama_cpp.server", "--model", str(model)]
-    command += ["--host", "127.0.0.1", "--port", str(port), "--chat_format", chat_format]
+    command += ["--host", "127.0.0.1", "--port", str(port)]
+    command += ["--chat_format", chat_format] if chat_format else []
     command += ["--n_ctx", "4096", "--n_threads", str(os.cpu_count() or 1), "--verbose", "False"]
     log = (HOME / "server.log").open("w")
     proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)

@@ -2,9 +2,9 @@
 
 Shared by the slow real-model test and ``bench/bench_local_model.py``. The tools are the four
 public methods of an undecorated :class:`~tests.support.business.TravelDesk` (registered with
-``scan(desk, public=True)``), six prompts each. A run is one user prompt on a fresh desk holding
-three bookings; the registry's call records tell which tools were called and whether their
-arguments were valid.
+``scan(desk, public=True)``), six prompts each (:mod:`tests.support.model_cases`). A run is one
+user prompt on a fresh desk holding three bookings; the registry's call records tell which
+tools were called and with what arguments, and the final answer is read as its user meets it.
 """
 
 from __future__ import annotations
@@ -20,39 +20,10 @@ from langchain_core.messages import AIMessage
 from langchain_openai import ChatOpenAI
 
 from tests.support.business import TravelDesk
+from tests.support.model_cases import CASES, QUICK, Case, exact_arguments, read_answer
 from toolkit import CallRecord, ErrorCode, ToolRegistry
 
 SYSTEM = "You are the assistant of a travel desk. Use the tools to do what the user asks."
-
-PROMPTS: list[tuple[str, str]] = [
-    ("send_message", "Send a message to ann@example.org saying her room is ready."),
-    ("send_message", "Email bo@example.org: your booking is confirmed."),
-    ("send_message", "Tell cy@example.org by message that breakfast starts at 7."),
-    ("send_message", "Send an urgent message to dee@example.org: the flight is delayed."),
-    ("send_message", "Message eve@example.org that check-out is at 11."),
-    ("send_message", "Please send fay@example.org a note: thank you for staying with us."),
-    ("book_room", "Book a room for Ann Lee for 2 nights."),
-    ("book_room", "Book 3 nights at Dune Lodge for Bo Chen."),
-    ("book_room", "Reserve a hotel room for Cy Park, 1 night, without breakfast."),
-    ("book_room", "I need a room for Dee Rao for 4 nights."),
-    ("book_room", "Book Eve Moss into the Harbour Inn for 2 nights."),
-    ("book_room", "Make a booking for Fay Lin, 5 nights."),
-    ("list_bookings", "List all bookings."),
-    ("list_bookings", "Show me the bookings of Ann Lee."),
-    ("list_bookings", "What bookings do we have?"),
-    ("list_bookings", "Show the last 3 bookings."),
-    ("list_bookings", "Which bookings does Bo Chen have?"),
-    ("list_bookings", "List bookings, at most 5."),
-    ("cancel_booking", "Cancel booking B-1."),
-    ("cancel_booking", "Please cancel the booking B-2 because the guest is ill."),
-    ("cancel_booking", "Cancel B-3."),
-    ("cancel_booking", "The customer wants booking B-1 cancelled."),
-    ("cancel_booking", "Cancel booking B-2, reason: double booking."),
-    ("cancel_booking", "Remove booking B-3."),
-]
-
-#: One prompt per tool, for quick runs.
-QUICK = [PROMPTS[0], PROMPTS[6], PROMPTS[12], PROMPTS[18]]
 
 _BAD_ARGUMENTS = (ErrorCode.INVALID_PARAMS, ErrorCode.PARSE_ERROR)
 
@@ -70,6 +41,9 @@ class TimedTransport(httpx.HTTPTransport):
         response.read()
         self.seconds += time.perf_counter() - started
         return response
+
+
+__all__ = ["CASES", "QUICK", "SYSTEM", "Tally", "TimedTransport", "chat_model", "run_prompts"]
 
 
 def chat_model(url: str, transport: TimedTransport, max_tokens: int = 96) -> ChatOpenAI:
@@ -99,7 +73,14 @@ def desk_registry() -> tuple[TravelDesk, ToolRegistry]:
 
 @dataclass
 class Tally:
-    """What came of the runs of one configuration."""
+    """What came of the runs of one configuration.
+
+    ``empty``: final answers with nothing to read; ``fallback``: runs our agent ended with its
+    fallback answer (``empty_answer == "fallback"``), ``asked_again``: runs whose answer came
+    from asking again without tools; ``raw_syntax``: tool-call syntax shown as the answer;
+    ``prose_call``: an answer claiming an action while no tool ran; ``right_answer``: the right
+    tool ran and the answer says what the prompt asked for.
+    """
 
     name: str
     runs: int = 0
@@ -107,16 +88,46 @@ class Tally:
     tool_called: int = 0
     correct_tool: int = 0
     valid_arguments: int = 0
+    exact_arguments: int = 0
     crashes: int = 0
-    raw_action_shown: int = 0
+    empty: int = 0
+    fallback: int = 0
+    asked_again: int = 0
+    raw_syntax: int = 0
+    prose_call: int = 0
+    right_answer: int = 0
     seconds: float = 0.0
     model_seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
+    answers: list[str] = field(default_factory=list)
 
     @property
     def library_share(self) -> float:
         """The part of the wall time not spent waiting for the model server."""
         return max(0.0, 1 - self.model_seconds / self.seconds) if self.seconds else 0.0
+
+    def read(self, case: Case, state: Any, records: list[CallRecord]) -> None:
+        """Count one finished run of ``case``."""
+        mine = [r for r in records if r.tool == case.tool]
+        self.tool_called += bool(records)
+        self.correct_tool += bool(mine)
+        self.valid_arguments += any(r.code not in _BAD_ARGUMENTS for r in mine)
+        self.exact_arguments += any(exact_arguments(case, r.arguments) for r in mine)
+        last = state["messages"][-1]
+        if not isinstance(last, AIMessage):
+            return
+        self.completed += 1
+        text = last.text
+        self.answers.append(f"{case.prompt[:40]!r} -> {text[:100]!r}")
+        outcome = state.get("empty_answer")
+        self.fallback += outcome == "fallback"
+        self.asked_again += outcome == "retried"
+        ok = any(r.outcome == "ok" for r in mine)
+        reading = read_answer(case, text, [r.tool for r in records], ok)
+        self.empty += reading.empty
+        self.raw_syntax += reading.raw_syntax
+        self.prose_call += reading.prose_call
+        self.right_answer += reading.right and outcome != "fallback"  # the agent's words
 
 
 Agent = Callable[[BaseChatModel, ToolRegistry], Any]
@@ -126,11 +137,11 @@ def run_prompts(
     name: str,
     make_model: Callable[[TimedTransport], BaseChatModel],
     make_agent: Agent,
-    prompts: Sequence[tuple[str, str]] = PROMPTS,
+    cases: Sequence[Case] = CASES,
 ) -> Tally:
-    """Run each prompt on a fresh desk with a fresh agent; count what happened."""
+    """Run each case on a fresh desk with a fresh agent; count what happened."""
     tally = Tally(name)
-    for expected, prompt in prompts:
+    for case in cases:
         _, registry = desk_registry()
         records: list[CallRecord] = []
         registry.subscribe(records.append)
@@ -139,19 +150,12 @@ def run_prompts(
         tally.runs += 1
         started = time.perf_counter()
         try:
-            state = agent.invoke({"messages": [("user", prompt)]})
+            state = agent.invoke({"messages": [("user", case.prompt)]})
         except Exception as exc:  # counted, never raised: a crash is what is measured
             tally.crashes += 1
-            tally.errors.append(f"{prompt[:30]}: {type(exc).__name__}: {str(exc)[:120]}")
+            tally.errors.append(f"{case.prompt[:30]}: {type(exc).__name__}: {str(exc)[:120]}")
         else:
-            last = state["messages"][-1]
-            if isinstance(last, AIMessage):
-                tally.completed += 1
-                tally.raw_action_shown += "<ACTION" in last.text
+            tally.read(case, state, records)
         tally.seconds += time.perf_counter() - started
         tally.model_seconds += transport.seconds
-        mine = [r for r in records if r.tool == expected]
-        tally.tool_called += bool(records)
-        tally.correct_tool += bool(mine)
-        tally.valid_arguments += any(r.code not in _BAD_ARGUMENTS for r in mine)
     return tally
