@@ -1,7 +1,7 @@
 """What the model reads after its ACTION block: observations.
 
 One rule for what a model reads of a tool's result, whichever way it calls tools: the text of
-:func:`toolkit.wire.model_content`, the same content a native ``ToolMessage`` carries
+:func:`toolkit.calls.wire.model_content`, the same content a native ``ToolMessage`` carries
 (:func:`adapters.langchain.messages.to_tool_message`). Blocks whose audience is only the user
 never reach the model; an image or audio block is shown as ``[image]`` / ``[audio]``, as
 :func:`message_text` shows a ``ToolMessage``'s blocks.
@@ -16,7 +16,7 @@ from langchain_core.messages import ToolMessage
 
 from adapters.action_xml._parse import clean_text
 from toolkit import AudioContent, ImageContent, ResourceContent, TextContent, ToolResult
-from toolkit.wire import model_content, resource_text
+from toolkit.calls.wire import model_content, resource_text
 
 __all__ = [
     "copied_observation",
