@@ -16,10 +16,7 @@ BUDGET = 5_000
 
 
 def _registry() -> ToolRegistry:
-    registry = ToolRegistry(result_budget=BUDGET, timeout=None)
-    for tool in big_results.registry.tools():
-        registry.add(tool)
-    return registry
+    return big_results.fresh_registry(BUDGET)
 
 
 def _as(caller: str) -> CallOptions:

@@ -180,3 +180,12 @@ whole = ToolRegistry(result_budget=0)
 for _tool in _TOOLS:
     registry.register(_tool)
     whole.register(_tool)
+
+
+def fresh_registry(budget: int) -> ToolRegistry:
+    """A registry of its own with these tools and ``budget``: never the module's ``registry``,
+    which gains a ``read_result`` of its own once a test serves it and cuts a result."""
+    fresh = ToolRegistry(result_budget=budget, timeout=None)
+    for tool in _TOOLS:
+        fresh.register(tool)
+    return fresh

@@ -53,13 +53,7 @@ CORPUS = [
 
 
 def _registry(budget: int = BUDGET) -> ToolRegistry:
-    registry = ToolRegistry(result_budget=budget, timeout=None)
-    for tool in big_results.registry.tools():
-        # The shared module registry gains its own reader once another test served and cut
-        # one of its results; that reader reads its store, not this registry's.
-        if tool.name != READ_RESULT:
-            registry.add(tool)
-    return registry
+    return big_results.fresh_registry(budget)
 
 
 def _model_text(result: ToolResult) -> str:
