@@ -9,16 +9,12 @@ comes back byte for byte even where PostgreSQL text cannot hold it (a NUL charac
 
 from __future__ import annotations
 
-import math
-import re
-import threading
 import time
 from typing import Any
 
 import psycopg
-from psycopg.conninfo import conninfo_to_dict
 
-from toolkit.records.store import display_target, redact_target
+from adapters.stores._pg import PgConnections
 
 TABLE = "toolkit_results"
 
@@ -44,7 +40,6 @@ _GET = (
     "WHERE call_id = %s AND expires_at > %s"
 )
 _SCHEMA_LOCK = 0x746B_7273  # "tkrs"
-_DRIVER = re.compile(r"^(postgres(?:ql)?)\+[A-Za-z0-9_]+://", re.IGNORECASE)
 
 
 def _bytes(text: str) -> bytes:
@@ -65,45 +60,14 @@ class PostgresResults:
     """One autocommit connection per thread; each write is one explicit transaction."""
 
     def __init__(self, target: str, busy_timeout: float = 5.0) -> None:
-        self._url = _DRIVER.sub(lambda m: f"{m[1]}://", target)
-        self._target = target
-        self.name = display_target(target)
+        self._pg = PgConnections(
+            target, what="result", schema=_SCHEMA, lock=_SCHEMA_LOCK, busy_timeout=busy_timeout
+        )
+        self.name = self._pg.name
         self.busy_timeout = busy_timeout
-        self._local = threading.local()
 
     def _db(self) -> psycopg.Connection[Any]:
-        db: psycopg.Connection[Any] | None = getattr(self._local, "db", None)
-        if db is None or db.closed:
-            db = self._connect()
-            self._local.db = db
-        return db
-
-    def _connect(self) -> psycopg.Connection[Any]:
-        extra: dict[str, Any] = {}
-        try:
-            given = conninfo_to_dict(self._url)
-        except psycopg.Error as exc:
-            raise ValueError(
-                f"Result store {self.name} is not a valid PostgreSQL URL: "
-                f"{redact_target(str(exc), self._target)}"
-            ) from None
-        if "connect_timeout" not in given:
-            extra["connect_timeout"] = max(2, math.ceil(self.busy_timeout))
-        if "application_name" not in given:
-            extra["application_name"] = "mcp-toolkit results"
-        try:
-            db = psycopg.connect(self._url, autocommit=True, **extra)
-        except psycopg.Error as exc:
-            raise ConnectionError(
-                f"Cannot connect to the result store {self.name}: "
-                f"{redact_target(str(exc).strip(), self._target)}"
-            ) from None
-        db.execute(f"SET lock_timeout = {max(1, int(self.busy_timeout * 1000))}".encode())
-        with db.transaction():
-            db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-            for statement in _SCHEMA:
-                db.execute(statement.encode())
-        return db
+        return self._pg.db()
 
     def put(self, row: tuple[str, str, str, int, float, str]) -> None:
         """Write ``(call_id, tool, owner, budget, expires_at, text)``, dropping expired rows."""

@@ -7,19 +7,11 @@ log's is.
 
 from __future__ import annotations
 
-import math
-import re
-import threading
-from typing import Any
-
-import psycopg
-from psycopg.conninfo import conninfo_to_dict
-
-from adapters.stores.tasks_sql import Connection, SqlTasks, schema
-from toolkit.records.store import display_target, redact_target
+from adapters.stores._pg import PgConnections
+from adapters.stores.tasks_sql import Connection, SqlTasks
+from adapters.stores.tasks_sql import schema as schema_of
 
 _SCHEMA_LOCK = 0x746B_7473  # "tkts"
-_DRIVER = re.compile(r"^(postgres(?:ql)?)\+[A-Za-z0-9_]+://", re.IGNORECASE)
 
 
 class PostgresTasks(SqlTasks):
@@ -29,42 +21,12 @@ class PostgresTasks(SqlTasks):
     placeholder = "%s"
 
     def __init__(self, target: str, busy_timeout: float = 5.0) -> None:
-        self._url = _DRIVER.sub(lambda m: f"{m[1]}://", target)
-        self._target = target
-        self.name = display_target(target)
+        schema = tuple(schema_of(self.table, "DOUBLE PRECISION", "BIGINT"))
+        self._pg = PgConnections(
+            target, what="task", schema=schema, lock=_SCHEMA_LOCK, busy_timeout=busy_timeout
+        )
+        self.name = self._pg.name
         self.busy_timeout = busy_timeout
-        self._local = threading.local()
 
     def _db(self) -> Connection:
-        db: psycopg.Connection[Any] | None = getattr(self._local, "db", None)
-        if db is None or db.closed:
-            db = self._connect()
-            self._local.db = db
-        return db
-
-    def _connect(self) -> psycopg.Connection[Any]:
-        extra: dict[str, Any] = {}
-        try:
-            given = conninfo_to_dict(self._url)
-        except psycopg.Error as exc:
-            raise ValueError(
-                f"Task store {self.name} is not a valid PostgreSQL URL: "
-                f"{redact_target(str(exc), self._target)}"
-            ) from None
-        if "connect_timeout" not in given:
-            extra["connect_timeout"] = max(2, math.ceil(self.busy_timeout))
-        if "application_name" not in given:
-            extra["application_name"] = "mcp-toolkit tasks"
-        try:
-            db = psycopg.connect(self._url, autocommit=True, **extra)
-        except psycopg.Error as exc:
-            raise ConnectionError(
-                f"Cannot connect to the task store {self.name}: "
-                f"{redact_target(str(exc).strip(), self._target)}"
-            ) from None
-        db.execute(f"SET lock_timeout = {max(1, int(self.busy_timeout * 1000))}")
-        with db.transaction():
-            db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-            for statement in schema(self.table, "DOUBLE PRECISION", "BIGINT"):
-                db.execute(statement.encode())
-        return db
+        return self._pg.db()

@@ -9,6 +9,7 @@ module, which imports it).
 
 from __future__ import annotations
 
+import abc
 import functools
 import json
 import time
@@ -66,7 +67,7 @@ def _fields(row: tuple[Any, ...]) -> Fields:
     return fields
 
 
-class SqlTasks:
+class SqlTasks(abc.ABC):
     """The queries of a task store, on the backend's connection of the calling thread."""
 
     #: The table's name.
@@ -76,8 +77,9 @@ class SqlTasks:
     #: The statement that starts a write transaction.
     begin = "BEGIN"
 
+    @abc.abstractmethod
     def _db(self) -> Connection:
-        raise NotImplementedError
+        """The calling thread's connection (each backend keeps its own)."""
 
     @functools.lru_cache(maxsize=64)  # noqa: B019 - one entry per query text and backend class
     def _sql(self, query: str) -> str:
