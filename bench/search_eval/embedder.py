@@ -109,7 +109,8 @@ def cosine_ranker(
 
 def close(model: Any) -> None:
     """End ``model``'s worker process, if it has one (its cache is written then)."""
-    close(model)
+    if isinstance(model, WorkerEmbedder):
+        model.close()
 
 
 if __name__ == "__main__":  # a quick check: python embedder.py "some text"

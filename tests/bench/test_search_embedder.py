@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from search_eval.embedder import Cached, WorkerEmbedder, cosine_ranker  # noqa: E402
+from search_eval.embedder import Cached, WorkerEmbedder, close, cosine_ranker  # noqa: E402
 
 VECTORS = {"refund a payment": [1.0, 0.0, 0.0], "track a parcel": [0.0, 1.0, 0.0]}
 
@@ -35,7 +35,9 @@ def test_the_worker_answers_one_vector_per_text_in_order(cache: Path) -> None:
         texts = ["track a parcel", "refund a payment", "track a parcel"]
         assert worker.encode(texts) == [VECTORS[t] for t in texts]
     finally:
-        worker.close()
+        close(worker)
+    assert worker._proc.poll() == 0
+    close(object())  # a model loaded in this process has no worker to end
 
 
 def test_cosine_ranking_through_the_worker(cache: Path) -> None:
