@@ -11,6 +11,8 @@ Run: ``.venv/bin/python bench/bench_search_heldout.py [--quick]`` (one process, 
     (user-contributed and its authors'), written by others;
   - ``project``: this project's evaluation catalog (2,182 tools, 567 questions);
 
+* **ambiguity** of the project catalog: how many of its misses at 5 have a sibling of the
+  wanted generated tool (the same entity, another operation) in the top 5;
 * **search latency** at 2,000 tools: the median of one search over the questions (target
   under 1 ms);
 * with sentence-transformers and all-MiniLM-L6-v2 installed here, or in the environment whose
@@ -38,7 +40,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from search_eval import catalog, heldout  # noqa: E402
+from search_eval import catalog, generated, heldout  # noqa: E402
 from search_eval.embedder import Cached, close, cosine_ranker, minilm  # noqa: E402
 
 from toolkit import ToolRegistry  # noqa: E402
@@ -82,6 +84,31 @@ def recall(
             cells = [f"[bold]{c}" for c in cells] if bold else cells
             table.add_row(half, kind, str(n), *cells)
     console.print(table)
+
+
+def siblings(console: Console, reg: ToolRegistry, questions: list[heldout.HalfQuestion]) -> None:
+    """How many of the project catalog's misses at 5 are ambiguous: a generated tool whose
+    sibling (the same entity of the same API, another operation) is in the top 5 instead."""
+    family: dict[str, tuple[str, str]] = {}
+    for domain, (_system, _where, entities) in generated.DOMAINS.items():
+        for entity in entities:
+            for op in generated.OPERATIONS:
+                for form in (entity.noun, entity.plural):
+                    family[f"{domain}_{op}_{form}"] = (domain, entity.noun)
+    for half in heldout.HALVES:
+        misses = twins = 0
+        for q in questions:
+            if q.half != half:
+                continue
+            top = [t.name for t in reg.search(q.text, k=5)]
+            if q.expected not in top:
+                misses += 1
+                mine = family.get(q.expected)
+                twins += mine is not None and any(family.get(name) == mine for name in top)
+        console.print(
+            f"project, {half}: {misses} misses at 5, of which {twins} have a sibling of the "
+            "wanted tool (same entity, another operation) in the top 5"
+        )
 
 
 def latency(console: Console, questions: list[heldout.HalfQuestion], repeat: int) -> None:
@@ -159,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     for title, reg, questions in sets:
         recall(console, title, reg, questions)
+    siblings(console, sets[1][1], sets[1][2])
     latency(console, sets[1][2], 300 if args.quick else 1000)
     semantic(console, sets)
     return 0
