@@ -72,6 +72,10 @@ def _table(calls: list[LoggedCall], title: str) -> Table:
     for call in calls:
         color = "green" if call.outcome == "ok" else "red"
         outcome = call.outcome if call.code is None else f"{call.outcome} {call.code}"
+        if call.answered_by is not None:
+            outcome += f" by {call.answered_by}"
+        if call.full_size is not None:
+            outcome += f" cut of {call.full_size:,}"
         table.add_row(
             datetime.fromtimestamp(call.started_at).strftime(started),
             call.tool,

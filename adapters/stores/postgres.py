@@ -38,13 +38,19 @@ CREATE TABLE IF NOT EXISTS {TABLE} (
     caller TEXT NOT NULL,
     host TEXT NOT NULL,
     peer TEXT,
-    arguments TEXT NOT NULL
+    arguments TEXT NOT NULL,
+    answered_by TEXT,
+    full_size BIGINT
 );
 CREATE INDEX IF NOT EXISTS {TABLE}_started ON {TABLE} (started_at);
 CREATE INDEX IF NOT EXISTS {TABLE}_tool ON {TABLE} (tool, started_at);
 CREATE INDEX IF NOT EXISTS {TABLE}_caller ON {TABLE} (caller, started_at);
 CREATE INDEX IF NOT EXISTS {TABLE}_host ON {TABLE} (host, started_at)
 """
+
+# Tables written before a column existed get it when a writer opens them.
+_ADDED = {"answered_by": "TEXT", "full_size": "BIGINT"}
+_HAVE = "SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped"
 
 # Advisory lock keys (any two constants of this library's own).
 _SCHEMA_LOCK = 0x746B_6373  # "tkcs"
@@ -123,6 +129,11 @@ class PostgresCallStore:
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
                 for statement in _SCHEMA.split(";"):
                     conn.execute(statement.encode())
+            elif missing := [c for c in _ADDED if c not in _columns(conn)]:
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+                for column in missing:
+                    add = f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS {column} {_ADDED[column]}"
+                    conn.execute(add.encode())
             conn.commit()
         except BaseException:
             with contextlib.suppress(Exception):
@@ -176,11 +187,6 @@ class PostgresCallStore:
             FileNotFoundError: The database has no call log table yet.
         """
         where, params = query.conditions("%s")
-        statement = sql.SQL(
-            f"SELECT {', '.join(COLUMNS)} FROM {TABLE}"
-            + (f" WHERE {' AND '.join(where)}" if where else "")
-            + " ORDER BY started_at DESC, id DESC LIMIT %s"
-        )
         with self._connect(autocommit=True) as conn:
             try:
                 conn.execute("SET default_transaction_read_only = on")
@@ -190,6 +196,12 @@ class PostgresCallStore:
                         f"No call log in {self.name} (no {TABLE} table): start the server "
                         "with --call-log pointing at it first."
                     )
+                have = _columns(conn)  # a table no writer of this version has opened yet
+                statement = sql.SQL(
+                    f"SELECT {', '.join(c if c in have else 'NULL' for c in COLUMNS)} FROM {TABLE}"
+                    + (f" WHERE {' AND '.join(where)}" if where else "")
+                    + " ORDER BY started_at DESC, id DESC LIMIT %s"
+                )
                 rows = conn.execute(statement, (*params, query.limit)).fetchall()
             except psycopg.Error as exc:
                 raise ConnectionError(
@@ -204,3 +216,7 @@ class PostgresCallStore:
         if conn is not None:
             with contextlib.suppress(Exception):
                 conn.close()
+
+
+def _columns(conn: psycopg.Connection[Any]) -> set[str]:
+    return {row[0] for row in conn.execute(_HAVE, (TABLE,)).fetchall()}

@@ -25,14 +25,21 @@ CREATE TABLE IF NOT EXISTS calls (
     caller TEXT NOT NULL,
     arguments TEXT NOT NULL,
     host TEXT NOT NULL DEFAULT '',
-    peer TEXT
+    peer TEXT,
+    answered_by TEXT,
+    full_size INTEGER
 );
 CREATE INDEX IF NOT EXISTS calls_started ON calls (started_at);
 CREATE INDEX IF NOT EXISTS calls_tool ON calls (tool, started_at);
 """
 
 # Logs written before a column existed get it on first open.
-_ADDED = {"host": "TEXT NOT NULL DEFAULT ''", "peer": "TEXT"}
+_ADDED = {
+    "host": "TEXT NOT NULL DEFAULT ''",
+    "peer": "TEXT",
+    "answered_by": "TEXT",
+    "full_size": "INTEGER",
+}
 
 _INSERT = f"INSERT INTO calls ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 

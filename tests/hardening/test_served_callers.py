@@ -264,3 +264,27 @@ async def test_a_completer_gets_the_callers_context(served: tuple[str, Path]) ->
         acme = await admin.complete(ref, {"name": "project", "value": "a"})
     assert globex.completion.values == ["gamma"]
     assert acme.completion.values == ["apollo", "atlas"]
+
+
+async def test_metrics_label_reads_and_gets_by_their_item_and_made_up_ones_unknown() -> None:
+    from toolkit.records import UNKNOWN_TOOL, tool_label
+
+    registry = ToolRegistry()
+    registry.resources.register(whoami)
+    registry.resources.register(project)
+    registry.prompts.register(greet)
+    view = ServedView(registry, ToolContext(values={"caller": "bob"}))
+    await view.read("me://whoami")
+    await view.read("projects://apollo")
+    await view.render("greet", {})
+    for made_up in (view.read("made-up://x"), view.render("made_up", {})):
+        with pytest.raises(Exception, match=r"No resource|No prompt|no prompt"):
+            await made_up
+    labels = [tool_label(record, registry) for record in registry.records]
+    assert labels == [
+        "resource:whoami",
+        "resource:project",
+        "prompt:greet",
+        UNKNOWN_TOOL,
+        UNKNOWN_TOOL,
+    ]

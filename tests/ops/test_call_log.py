@@ -341,3 +341,33 @@ def test_toolkit_calls_counts_one_call_and_keeps_arguments_readable(
     flat = " ".join(table.stdout.split())
     assert "caller caller-with-a-long-name" in flat and " host " in flat
     assert "│ caller" not in table.stdout
+
+
+@mcp_tool(read_only=True)
+def report(lines: int) -> str:
+    """A long read-only report.
+
+    Args:
+        lines: How many lines.
+    """
+    return "\n".join(f"line {i} of the report" for i in range(lines))
+
+
+def test_the_log_keeps_who_answered_and_how_much_was_cut(tmp_path: Path) -> None:
+    from toolkit.governance import ResultCache
+
+    db = tmp_path / "calls.db"
+    registry = ToolRegistry(middleware=[ResultCache(ttl=60)], result_budget=500)
+    registry.register(report)
+    with CallLog(db).attach(registry) as log:
+        first = registry.call_sync("report", {"lines": 200})
+        second = registry.call_sync("report", {"lines": 200})
+        assert not first.is_error and not second.is_error
+        assert log.flush()
+    newest, oldest = read_calls(db)
+    assert (oldest.answered_by, newest.answered_by) == (None, "cache")
+    full = len(report(200))
+    assert oldest.full_size == full and oldest.to_dict()["full_size"] == full
+    shown = runner.invoke(app, ["calls", "--log", str(db)])
+    assert shown.exit_code == 0, shown.output
+    assert "by cache" in shown.output and f"cut of {full:,}" in shown.output

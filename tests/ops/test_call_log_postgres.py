@@ -185,3 +185,31 @@ def test_the_peer_and_the_caller_are_both_kept(postgres_url: str) -> None:
         assert log.flush()
     (call,) = read_calls(postgres_url, caller="alice")
     assert (call.caller, call.peer) == ("alice", "10.1.2.3")
+
+
+def test_an_old_table_gets_the_answer_columns_and_keeps_them(postgres_url: str) -> None:
+    from toolkit.governance import ResultCache
+
+    first = _registry()
+    with CallLog(postgres_url).attach(first) as log:
+        first.call_sync("login", {"user": "a", "password": "x"})
+        assert log.flush()
+    with psycopg.connect(postgres_url, autocommit=True) as conn:  # a table of the version before
+        conn.execute("ALTER TABLE toolkit_calls DROP COLUMN answered_by, DROP COLUMN full_size")
+    registry = ToolRegistry(middleware=[ResultCache(ttl=60)])
+    registry.register(ping)
+    with CallLog(postgres_url).attach(registry) as log:
+        registry.call_sync("ping", {})
+        registry.call_sync("ping", {})
+        assert log.flush()
+    assert [(c.tool, c.answered_by) for c in read_calls(postgres_url)] == [
+        ("ping", "cache"),
+        ("ping", None),
+        ("login", None),
+    ]
+
+
+@mcp_tool(read_only=True)
+def ping() -> str:
+    """Answer pong."""
+    return "pong"

@@ -173,6 +173,8 @@ class CallLog:
                 self._host,
                 record.peer,
                 json.dumps(redact_arguments(record.arguments), default=str),
+                record.answered_by,
+                record.full_size,
             )
             self._idle.clear()
             self._queue.put_nowait(row)

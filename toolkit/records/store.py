@@ -51,10 +51,27 @@ COLUMNS = (
     "host",
     "peer",
     "arguments",
+    "answered_by",
+    "full_size",
 )
 
 #: One call as written: the values of :data:`COLUMNS` (``arguments`` as JSON text).
-Row = tuple[str, str, str, str | None, str, int, float, float, str, str, str | None, str]
+Row = tuple[
+    str,
+    str,
+    str,
+    str | None,
+    str,
+    int,
+    float,
+    float,
+    str,
+    str,
+    str | None,
+    str,
+    str | None,
+    int | None,
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +83,9 @@ class LoggedCall:
             address, or the writing process (``host:pid``).
         host: The machine whose process ran the call.
         peer: The network address the request came from, when it came over HTTP.
+        answered_by: The middleware that answered instead of the tool (``"budget"``,
+            ``"cache"``…); ``None`` when the tool ran.
+        full_size: Characters of the full result when the model read a cut of it.
     """
 
     call_id: str
@@ -80,6 +100,8 @@ class LoggedCall:
     arguments: Any
     host: str = ""
     peer: str | None = None
+    answered_by: str | None = None
+    full_size: int | None = None
 
     @classmethod
     def from_row(cls, row: tuple[Any, ...]) -> LoggedCall:
