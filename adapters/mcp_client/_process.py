@@ -21,7 +21,7 @@ import signal
 import subprocess
 import sys
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 
@@ -111,6 +111,51 @@ class ChildProcess:
     returncode: int | None = None
 
 
+class StdinWriter:
+    """The server's stdin as the SDK's write stream: a message is written by the task that
+    sends it, with no writer task to hand it to (one task switch less per message).
+
+    Writes of concurrent senders never interleave (each line is one buffered write). A failed
+    write ends the read side too (``on_broken``), so calls in flight fail as a lost connection;
+    later sends raise ``BrokenResourceError``, sends after :meth:`close` ``ClosedResourceError``.
+    """
+
+    def __init__(
+        self, stdin: anyio.abc.ByteSendStream, on_broken: Callable[[], Awaitable[None]]
+    ) -> None:
+        self._stdin = stdin
+        self._on_broken = on_broken
+        self._closed = False
+        self._broken = False
+
+    async def send(self, item: SessionMessage, /) -> None:
+        """Write one message as one line."""
+        if self._closed:
+            raise anyio.ClosedResourceError
+        if self._broken:
+            raise anyio.BrokenResourceError
+        data = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+        try:
+            await self._stdin.send(data.encode() + b"\n")
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            self._broken = True
+            await self._on_broken()
+
+    def close(self) -> None:
+        """Refuse further messages (the process is shut down by the transport)."""
+        self._closed = True
+
+    async def aclose(self) -> None:
+        """As :meth:`close`."""
+        self._closed = True
+
+    async def __aenter__(self) -> StdinWriter:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self._closed = True
+
+
 @asynccontextmanager
 async def stdio_transport(
     config: McpServerConfig,
@@ -137,7 +182,8 @@ async def stdio_transport(
     )
     child.pid = process.pid
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+    assert process.stdin is not None
+    write_stream = StdinWriter(process.stdin, read_writer.aclose)
 
     async def read_stdout() -> None:
         assert process.stdout is not None
@@ -185,22 +231,9 @@ async def stdio_transport(
                     if line.strip():
                         child.stderr_tail.append(redact(line.rstrip()))
 
-    async def write_stdin() -> None:
-        assert process.stdin is not None
-        try:
-            async with write_reader:
-                async for session_message in write_reader:
-                    data = session_message.message.model_dump_json(
-                        by_alias=True, exclude_unset=True
-                    )
-                    await process.stdin.send(data.encode() + b"\n")
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            await read_writer.aclose()
-
     async with anyio.create_task_group() as tg:
         tg.start_soon(read_stdout)
         tg.start_soon(read_stderr)
-        tg.start_soon(write_stdin)
         try:
             yield read_stream, write_stream
         finally:
