@@ -21,7 +21,7 @@ import signal
 import subprocess
 import sys
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 
@@ -34,6 +34,7 @@ from adapters.mcp_client._config import McpServerConfig, expand
 from adapters.mcp_client._lines import Line, read_lines
 from adapters.mcp_client._reaper import MARKER_VAR, kill_all, new_marker, server_processes
 from adapters.mcp_client._sdk_private import TransportStreams
+from adapters.mcp_client._stdio_streams import StdinWriter, StdoutReader
 
 __all__ = ["ChildProcess", "minimal_env", "server_command", "stdio_transport"]
 
@@ -111,51 +112,6 @@ class ChildProcess:
     returncode: int | None = None
 
 
-class StdinWriter:
-    """The server's stdin as the SDK's write stream: a message is written by the task that
-    sends it, with no writer task to hand it to (one task switch less per message).
-
-    Writes of concurrent senders never interleave (each line is one buffered write). A failed
-    write ends the read side too (``on_broken``), so calls in flight fail as a lost connection;
-    later sends raise ``BrokenResourceError``, sends after :meth:`close` ``ClosedResourceError``.
-    """
-
-    def __init__(
-        self, stdin: anyio.abc.ByteSendStream, on_broken: Callable[[], Awaitable[None]]
-    ) -> None:
-        self._stdin = stdin
-        self._on_broken = on_broken
-        self._closed = False
-        self._broken = False
-
-    async def send(self, item: SessionMessage, /) -> None:
-        """Write one message as one line."""
-        if self._closed:
-            raise anyio.ClosedResourceError
-        if self._broken:
-            raise anyio.BrokenResourceError
-        data = item.message.model_dump_json(by_alias=True, exclude_unset=True)
-        try:
-            await self._stdin.send(data.encode() + b"\n")
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            self._broken = True
-            await self._on_broken()
-
-    def close(self) -> None:
-        """Refuse further messages (the process is shut down by the transport)."""
-        self._closed = True
-
-    async def aclose(self) -> None:
-        """As :meth:`close`."""
-        self._closed = True
-
-    async def __aenter__(self) -> StdinWriter:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        self._closed = True
-
-
 @asynccontextmanager
 async def stdio_transport(
     config: McpServerConfig,
@@ -181,22 +137,10 @@ async def stdio_transport(
         start_new_session=True,
     )
     child.pid = process.pid
-    read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    assert process.stdin is not None
-    write_stream = StdinWriter(process.stdin, read_writer.aclose)
+    assert process.stdin is not None and process.stdout is not None
+    stdout = process.stdout
 
-    async def read_stdout() -> None:
-        assert process.stdout is not None
-        async with read_writer:
-            try:
-                with suppress(
-                    anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError
-                ):
-                    await _pump(process.stdout)
-            finally:
-                on_eof()
-
-    async def _pump(stdout: anyio.abc.ByteReceiveStream) -> None:
+    async def messages() -> AsyncIterator[SessionMessage]:
         stray = 0
         limit = config.max_message_bytes
         async for line in read_lines(stdout, limit):
@@ -209,7 +153,7 @@ async def stdio_transport(
                     limit,
                 )
                 if reply is not None:
-                    await read_writer.send(reply)
+                    yield reply
                 continue
             try:
                 message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
@@ -221,7 +165,13 @@ async def stdio_transport(
                     child.violation = text
                     return
                 continue
-            await read_writer.send(SessionMessage(message))
+            yield SessionMessage(message)
+
+    # The SDK's reader task reads and parses each line itself, and each message is written
+    # by the task that sends it: no pump or writer task, no hand-off between tasks.
+    read_stream = StdoutReader(messages(), on_eof)
+    # A failed write ends the reading too: calls in flight fail as a lost connection.
+    write_stream = StdinWriter(process.stdin, stdout.aclose)
 
     async def read_stderr() -> None:
         assert process.stderr is not None
@@ -232,14 +182,13 @@ async def stdio_transport(
                         child.stderr_tail.append(redact(line.rstrip()))
 
     async with anyio.create_task_group() as tg:
-        tg.start_soon(read_stdout)
         tg.start_soon(read_stderr)
         try:
             yield read_stream, write_stream
         finally:
             with anyio.CancelScope(shield=True):
                 write_stream.close()
-                read_stream.close()
+                await read_stream.aclose()
                 await stop_process(process, grace, child.marker)
                 child.returncode = process.returncode
             tg.cancel_scope.cancel()
