@@ -1,6 +1,7 @@
 """The anchor of bench_gateway.py: FastMCP's proxy, with its defaults, in front of one server.
 
-``python _fastmcp_proxy.py SERVER_JSON stdio`` or ``... SERVER_JSON http PORT``: serve
+``python _fastmcp_proxy.py SERVER_JSON stdio TAG`` or ``... SERVER_JSON http TAG PORT`` (the
+tag only tells the process apart): serve
 ``fastmcp.server.create_proxy({"mcpServers": {"echo": SERVER}})`` over stdio, or over
 streamable HTTP on 127.0.0.1:PORT at ``/mcp``. It runs in its own venv (``.peers/fastmcp-venv``)
 and imports nothing from this project. Its log level is WARNING, as the gateway's is.
@@ -24,7 +25,7 @@ def main(argv: list[str]) -> None:
         proxy.run("stdio", show_banner=False)
     else:
         proxy.run(
-            "http", host="127.0.0.1", port=int(argv[2]), show_banner=False, log_level="warning"
+            "http", host="127.0.0.1", port=int(argv[3]), show_banner=False, log_level="warning"
         )
 
 

@@ -40,8 +40,9 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import AsyncIterator, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,8 @@ ANCHOR_PYTHON = Path(
 ANCHOR_SCRIPT = Path(__file__).resolve().parent / "_fastmcp_proxy.py"
 MODES = {"2026-07-28": "auto", "2025-11-25": "legacy"}
 SIDES = ("ours", "proxy", "direct")
+#: ``--baseline DIR``: another checkout of this project, served as the side ``before``.
+BASELINE: list[Path] = []
 TRANSPORTS = ("stdio", "http")
 _TICK = os.sysconf("SC_CLK_TCK")
 
@@ -98,9 +101,11 @@ def _free_port() -> int:
 
 
 @asynccontextmanager
-async def _listening(cmd: list[str], env: dict[str, str]) -> AsyncIterator[tuple[str, int]]:
-    """Start an HTTP server (its port is ``cmd``'s last argument); yield its URL and pid."""
-    port = int(cmd[-1])
+async def _listening(
+    cmd: list[str], env: dict[str, str], port: int | None = None
+) -> AsyncIterator[tuple[str, int]]:
+    """Start an HTTP server on ``port`` (default: ``cmd``'s last argument); yield its URL, pid."""
+    port = int(cmd[-1]) if port is None else port
     # The gateway writes a line per call on stderr: to a terminal that would measure the
     # terminal. Every server's stderr goes to /dev/null.
     proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -124,20 +129,24 @@ async def _listening(cmd: list[str], env: dict[str, str]) -> AsyncIterator[tuple
             proc.wait()
 
 
-def _remote_cmd(transport: str) -> list[str]:
-    port = [str(_free_port())] if transport == "http" else []
-    return [sys.executable, str(Path(__file__).resolve()), "--remote", transport, *port]
+def _remote_cmd(transport: str, tag: str) -> list[str]:
+    """The remote server's command; ``tag`` tells its process apart from the others'."""
+    port = str(_free_port()) if transport == "http" else "0"
+    return [sys.executable, str(Path(__file__).resolve()), "--remote", transport, port, tag]
 
 
 def _front_cmd(
-    side: str, remote: dict[str, Any], mode: str, transport: str, tmp: Path
+    side: str, remote: dict[str, Any], mode: str, transport: str, tmp: Path, tag: str
 ) -> list[str]:
     port = [str(_free_port())] if transport == "http" else []
     if side == "proxy":
-        return [str(ANCHOR_PYTHON), str(ANCHOR_SCRIPT), json.dumps(remote), transport, *port]
-    config = tmp / f"mcp-{mode}-{transport}-{len(list(tmp.iterdir()))}.json"
+        server = json.dumps(remote)
+        return [str(ANCHOR_PYTHON), str(ANCHOR_SCRIPT), server, transport, tag, *port]
+    config = tmp / f"mcp-{tag}.json"
     config.write_text(json.dumps({"mcpServers": {"echo": {**remote, "protocol": mode}}}))
     args = [sys.executable, "-m", "adapters.mcp_server", "--config", str(config)]
+    if side == "before":  # -m imports from the working directory first
+        args = ["/bin/sh", "-c", f'cd "{BASELINE[0]}" && exec "$0" "$@"', *args]
     return [*args, *(("--transport", "http", "--port", *port) if port else ())]
 
 
@@ -156,19 +165,16 @@ class Path_:
         return (cpu_seconds(self.front) if self.front else 0.0), cpu_seconds(self.remote)
 
 
-def _spawned(before: set[int]) -> list[psutil.Process]:
-    return [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
-
-
-def _remote_of(front: int) -> int:
-    """The remote server a gateway or proxy started over stdio (its only Python child)."""
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        for child in psutil.Process(front).children(recursive=True):
-            if "--remote" in child.cmdline():
-                return int(child.pid)
-        time.sleep(0.05)
-    raise RuntimeError(f"process {front} started no remote server")
+async def _find(tag: str, remote: bool) -> int:
+    """The pid of this path's remote (``--remote ... tag``) or front (``tag`` elsewhere)."""
+    for _ in range(200):
+        for child in psutil.Process().children(recursive=True):
+            with suppress(psutil.Error):
+                argv = child.cmdline()
+                if remote == ("--remote" in argv) and any(tag in a for a in argv):
+                    return int(child.pid)
+        await anyio.sleep(0.05)
+    raise RuntimeError(f"no {'remote' if remote else 'front'} process tagged {tag}")
 
 
 @asynccontextmanager
@@ -176,42 +182,45 @@ async def open_path(
     side: str, client_t: str, remote_t: str, mode: str, tmp: Path
 ) -> AsyncIterator[Path_]:
     """Start one path (remote, then gateway or proxy) and connect the client to it."""
+    tag = f"{side}-{uuid.uuid4().hex[:8]}"
     async with AsyncExitStack() as stack:
-        remote_pid: int | None = None
+        cmd = _remote_cmd(remote_t, tag)
         if remote_t == "http":
-            url, remote_pid = await stack.enter_async_context(
-                _listening(_remote_cmd("http"), _env())
-            )
+            url, _ = await stack.enter_async_context(_listening(cmd, _env(), port=int(cmd[4])))
             remote: dict[str, Any] = {"url": url}
         else:
-            cmd = _remote_cmd("stdio")
             remote = {"command": cmd[0], "args": cmd[1:], "env": {"PYTHONPATH": str(ROOT)}}
-        env = _env("" if side == "proxy" else str(ROOT))
-        if side == "direct":
-            cmd, front = [remote.get("command", ""), *remote.get("args", [])], False
-        else:
-            cmd, front = _front_cmd(side, remote, mode, client_t, tmp), True
-        before = {p.pid for p in psutil.Process().children(recursive=True)}
+        env = _env({"proxy": "", "before": str(BASELINE[:1] and BASELINE[0])}.get(side, str(ROOT)))
         target: Any
-        if client_t == "http" and front:
-            target, front_pid = await stack.enter_async_context(_listening(cmd, env))
-        elif remote_t == "http" and not front:  # a direct call to an HTTP remote is over HTTP
-            target, front_pid = remote["url"], None
+        if side == "direct":  # the client talks to the remote: over HTTP to an HTTP one
+            target = remote.get("url") or StdioServerParameters(
+                command=cmd[0], args=cmd[1:], env=env
+            )
+        elif client_t == "http":
+            front_cmd = _front_cmd(side, remote, mode, client_t, tmp, tag)
+            target, _ = await stack.enter_async_context(_listening(front_cmd, env))
         else:
-            quiet = ["-c", 'exec "$0" "$@" 2>/dev/null', *cmd]  # exec: the same process
+            front_cmd = _front_cmd(side, remote, mode, client_t, tmp, tag)
+            quiet = ["-c", 'exec "$0" "$@" 2>/dev/null', *front_cmd]  # exec: the same process
             target = StdioServerParameters(command="/bin/sh", args=quiet, env=env)
-            front_pid = None
         client = await stack.enter_async_context(Client(target, mode=mode))
-        if front_pid is None and not (remote_t == "http" and not front):
-            spawned = [p for p in _spawned(before) if p.ppid() == os.getpid()]
-            pid = spawned[0].pid
-            front_pid, remote_pid = (None, pid) if side == "direct" else (pid, remote_pid)
-        if remote_pid is None:
-            assert front_pid is not None
-            remote_pid = _remote_of(front_pid)
+        front_pid = None if side == "direct" else await _find(tag, remote=False)
+        remote_pid = await _find(tag, remote=True)
         tools = await client.list_tools()
         tool = next(t.name for t in tools.tools if t.name.endswith("echo"))
         yield Path_(side, client, tool, front_pid, remote_pid)
+
+
+async def _hold(
+    path: AbstractAsyncContextManager[Path_],
+    into: list[Path_],
+    ready: anyio.Event,
+    done: anyio.Event,
+) -> None:
+    async with path as opened:
+        into.append(opened)
+        ready.set()
+        await done.wait()
 
 
 async def _round(path: Path_, calls: int) -> None:
@@ -243,17 +252,24 @@ class Row:
 async def measure(client_t: str, remote_t: str, version: str, settings: Settings, tmp: Path) -> Row:
     """Rotating rounds of sequential calls over every path of one row."""
     mode = MODES[version]
-    async with AsyncExitStack() as stack:
-        paths = [
-            await stack.enter_async_context(open_path(s, client_t, remote_t, mode, tmp))
-            for s in SIDES
-        ]
+    sides = SIDES + (("before",) if BASELINE else ())
+    async with anyio.create_task_group() as tg:
+        # The three paths start at once (each held open by a task of its own).
+        done, readies, opened = anyio.Event(), [anyio.Event() for _ in sides], []
+        for side, ready in zip(sides, readies, strict=True):
+            tg.start_soon(
+                _hold, open_path(side, client_t, remote_t, mode, tmp), opened, ready, done
+            )
+        for ready in readies:
+            await ready.wait()
+        paths = sorted(opened, key=lambda p: sides.index(p.side))
         for path in paths:  # warm-up: imports, caches, first-call paths
             await _round(path, max(5, settings.calls // 4))
             path.samples.clear()
         for r in range(settings.rounds):
             for k in range(len(paths)):
                 await _round(paths[(r + k) % len(paths)], settings.calls)
+        done.set()
     by = {p.side: p for p in paths}
     wall = {p.side: statistics.median(s[0] for s in p.samples) * 1e3 for p in paths}
     front = {p.side: statistics.fmean(s[1] for s in p.samples) * 1e6 for p in paths}
@@ -278,6 +294,12 @@ def report(title: str, rows: list[Row]) -> None:
     print(head)
     for row in rows:
         w, f, r = row.wall_ms, row.front_us, row.remote_us
+        if "before" in f:
+            print(
+                f"{'  (before: ' + str(BASELINE[0]) + ')':<40} {f['before']:>11.0f}/{f['proxy']:<12.0f} "
+                f"{f['before'] / f['proxy']:>6.2f} {r['before']:>32.0f} {w['before']:>26.2f} "
+                f"{w['before'] / w['proxy']:>18.2f}"
+            )
         hop = f"{w['ours'] / w['direct']:.1f}/{w['proxy'] / w['direct']:.1f}"
         remote = f"{r['ours']:.0f}/{r['proxy']:.0f}/{r['direct']:.0f}"
         walls = f"{w['ours']:.2f}/{w['proxy']:.2f}/{w['direct']:.2f}"
@@ -340,14 +362,21 @@ def serve_remote(transport: str, port: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["--remote"]:
-        serve_remote(args[1], int(args[2]) if len(args) > 2 else 0)
+    if args[:1] == ["--remote"]:  # --remote TRANSPORT PORT TAG
+        serve_remote(args[1], int(args[2]))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a few calls only (smoke run)")
     parser.add_argument("--load", type=int, default=None, help="busy processes (default 1)")
     parser.add_argument("--only", default="", help="only the rows whose label has this text")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another checkout of this project: its gateway is measured too, as 'before'",
+    )
     parsed = parser.parse_args(args)
+    if parsed.baseline:
+        BASELINE.append(parsed.baseline.resolve())
     if not ANCHOR_PYTHON.exists():
         print(
             f"FastMCP's proxy is not installed at {ANCHOR_PYTHON}: python3 -m venv "
