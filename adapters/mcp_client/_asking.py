@@ -20,6 +20,7 @@ import asyncio
 import concurrent.futures
 import inspect
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -62,10 +63,22 @@ class Question:
 
 @dataclass(eq=False)
 class _Waiter:
+    """A call in flight: the questions for it, and the future its task sleeps on."""
+
     tool: str
     context: ToolContext
     loop: asyncio.AbstractEventLoop
-    questions: asyncio.Queue[Question] = field(default_factory=asyncio.Queue)
+    questions: deque[Question] = field(default_factory=deque)
+    wake: asyncio.Future[None] | None = None
+
+    def put(self, question: Question) -> None:
+        """Hand over a question (on the waiter's loop) and wake the call's task."""
+        self.questions.append(question)
+        self.wake_up()
+
+    def wake_up(self, *_: object) -> None:
+        if self.wake is not None and not self.wake.done():
+            self.wake.set_result(None)
 
 
 Ask = Callable[[Question], Elicitation | Awaitable[Elicitation]]
@@ -114,7 +127,7 @@ class AskInCaller:
         waiter = waiters[0]
         answer: concurrent.futures.Future[Elicitation] = concurrent.futures.Future()
         question = Question(server, waiter.tool, message, dict(schema), waiter.context, answer)
-        waiter.loop.call_soon_threadsafe(waiter.questions.put_nowait, question)
+        waiter.loop.call_soon_threadsafe(waiter.put, question)
         try:
             return await asyncio.wrap_future(answer)
         finally:
@@ -160,17 +173,21 @@ class AskInCaller:
         self, server: str, tool: str, context: ToolContext, call: Callable[[], Awaitable[T]]
     ) -> T:
         """Run ``call`` (a tool call on ``server``), answering its questions in this task."""
-        waiter = _Waiter(tool, context, asyncio.get_running_loop())
+        loop = asyncio.get_running_loop()
+        waiter = _Waiter(tool, context, loop)
         self._waiting.setdefault(server, []).append(waiter)
         running = asyncio.ensure_future(call())
+        # One future to sleep on, set by the call's end or a question: no task per wait.
+        running.add_done_callback(waiter.wake_up)
         try:
             while True:
-                asked = asyncio.ensure_future(waiter.questions.get())
-                await asyncio.wait({running, asked}, return_when=asyncio.FIRST_COMPLETED)
-                if not asked.done():
-                    asked.cancel()
-                    return running.result()  # done: its result, or its exception
-                question = asked.result()
+                if not waiter.questions:
+                    if running.done():
+                        return running.result()  # its result, or its exception
+                    waiter.wake = loop.create_future()
+                    await waiter.wake
+                    continue
+                question = waiter.questions.popleft()
                 try:
                     answer = self._ask(question)
                     if inspect.isawaitable(answer):

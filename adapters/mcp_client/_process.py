@@ -34,6 +34,7 @@ from adapters.mcp_client._config import McpServerConfig, expand
 from adapters.mcp_client._lines import Line, read_lines
 from adapters.mcp_client._reaper import MARKER_VAR, kill_all, new_marker, server_processes
 from adapters.mcp_client._sdk_private import TransportStreams
+from adapters.mcp_client._stdio_streams import StdinWriter, StdoutReader
 
 __all__ = ["ChildProcess", "minimal_env", "server_command", "stdio_transport"]
 
@@ -136,21 +137,10 @@ async def stdio_transport(
         start_new_session=True,
     )
     child.pid = process.pid
-    read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+    assert process.stdin is not None and process.stdout is not None
+    stdout = process.stdout
 
-    async def read_stdout() -> None:
-        assert process.stdout is not None
-        async with read_writer:
-            try:
-                with suppress(
-                    anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError
-                ):
-                    await _pump(process.stdout)
-            finally:
-                on_eof()
-
-    async def _pump(stdout: anyio.abc.ByteReceiveStream) -> None:
+    async def messages() -> AsyncIterator[SessionMessage]:
         stray = 0
         limit = config.max_message_bytes
         async for line in read_lines(stdout, limit):
@@ -163,7 +153,7 @@ async def stdio_transport(
                     limit,
                 )
                 if reply is not None:
-                    await read_writer.send(reply)
+                    yield reply
                 continue
             try:
                 message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
@@ -175,7 +165,13 @@ async def stdio_transport(
                     child.violation = text
                     return
                 continue
-            await read_writer.send(SessionMessage(message))
+            yield SessionMessage(message)
+
+    # The SDK's reader task reads and parses each line itself, and each message is written
+    # by the task that sends it: no pump or writer task, no hand-off between tasks.
+    read_stream = StdoutReader(messages(), on_eof)
+    # A failed write ends the reading too: calls in flight fail as a lost connection.
+    write_stream = StdinWriter(process.stdin, stdout.aclose)
 
     async def read_stderr() -> None:
         assert process.stderr is not None
@@ -185,28 +181,14 @@ async def stdio_transport(
                     if line.strip():
                         child.stderr_tail.append(redact(line.rstrip()))
 
-    async def write_stdin() -> None:
-        assert process.stdin is not None
-        try:
-            async with write_reader:
-                async for session_message in write_reader:
-                    data = session_message.message.model_dump_json(
-                        by_alias=True, exclude_unset=True
-                    )
-                    await process.stdin.send(data.encode() + b"\n")
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            await read_writer.aclose()
-
     async with anyio.create_task_group() as tg:
-        tg.start_soon(read_stdout)
         tg.start_soon(read_stderr)
-        tg.start_soon(write_stdin)
         try:
             yield read_stream, write_stream
         finally:
             with anyio.CancelScope(shield=True):
                 write_stream.close()
-                read_stream.close()
+                await read_stream.aclose()
                 await stop_process(process, grace, child.marker)
                 child.returncode = process.returncode
             tg.cancel_scope.cancel()

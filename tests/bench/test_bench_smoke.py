@@ -69,6 +69,15 @@ ROWS = {
         "GET call + response template",
         "CPU per call",
     ),
+    "bench_gateway.py": (
+        "stdio client, stdio remote, 2026-07-28",
+        "stdio client, http remote, 2025-11-25",
+        "http client, stdio remote, 2025-11-25",
+        "http client, http remote, 2026-07-28",
+        "front CPU µs ours/proxy",
+        "remote CPU µs ours/proxy/direct",
+        "wall ms ours/proxy/direct",
+    ),
     "bench_mcp_client.py": (
         "registry.call/raw",
         "pooled/raw",
