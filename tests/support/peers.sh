@@ -20,6 +20,6 @@ fi
 # FastMCP's proxy, the anchor of bench/bench_gateway.py, in a venv of its own.
 if ! "$peers/fastmcp-venv/bin/python" -c "import fastmcp" 2>/dev/null; then
   python3 -m venv "$peers/fastmcp-venv"
-  "$peers/fastmcp-venv/bin/pip" install --quiet --disable-pip-version-check fastmcp
+  "$peers/fastmcp-venv/bin/pip" install --quiet --disable-pip-version-check "fastmcp>=4.2,<5"
 fi
 echo "MCP test peers ready in $peers"
