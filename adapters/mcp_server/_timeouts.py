@@ -14,6 +14,8 @@ from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from adapters.mcp_server._writes import GatheredWrites
+
 __all__ = ["DEFAULT_READ_TIMEOUT", "timed_protocol"]
 
 #: Seconds a client has to send a whole request (headers and body).
@@ -28,7 +30,9 @@ class _TimedH11(H11Protocol):
         self._read_deadline: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        # A response's head and body leave in one write (:mod:`._writes`).
+        gathered: Any = GatheredWrites(transport, asyncio.get_running_loop())
+        super().connection_made(gathered)
         self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
