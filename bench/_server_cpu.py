@@ -182,7 +182,7 @@ def report(
     console: Console, command: list[str], env: dict[str, str], quick: bool, load: int
 ) -> None:
     """Print the table idle, then again while ``load`` processes keep a CPU busy each."""
-    rounds, calls = (2, 30) if quick else (6, 150)
+    rounds, calls = (2, 20) if quick else (6, 150)
     for loaded in (0, load) if load else (0,):
         with busy(loaded) as label:
             table = Table(

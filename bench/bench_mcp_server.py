@@ -59,6 +59,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from adapters.mcp_server import build_server, http_app, run_stdio  # noqa: E402
+from adapters.mcp_server._http import uvicorn_config  # noqa: E402
 from bench._load import busy, machine  # noqa: E402
 from bench._server_cpu import report, serve  # noqa: E402
 from toolkit import ToolRegistry, mcp_tool  # noqa: E402
@@ -433,10 +434,13 @@ def _serve(kind: str, transport: str, port: int) -> None:
     import uvicorn
 
     if kind in ("ours", "ours_sse"):
-        app = http_app(ours(), json_response=kind == "ours")
-    else:
-        json_response = kind == "anchor_json"
-        app = anchor().streamable_http_app(stateless_http=True, json_response=json_response)
+        # Ours as served by default: JSON unless a request needs a stream, uvicorn as
+        # ``serve_http`` configures it (its read deadline and gathered writes).
+        app = http_app(ours(), json_response=None if kind == "ours" else False)
+        uvicorn.Server(uvicorn_config(app, port=port)).run()
+        return
+    json_response = kind == "anchor_json"
+    app = anchor().streamable_http_app(stateless_http=True, json_response=json_response)
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 
