@@ -81,7 +81,14 @@ class _Exchange:
     message_metadata: ServerMessageMetadata
     transport: TransportContext = _TRANSPORT
     can_send_request: bool = False
-    cancel_requested: anyio.Event = field(default_factory=anyio.Event)
+    _cancel: anyio.Event | None = field(default=None, init=False)
+
+    @property
+    def cancel_requested(self) -> anyio.Event:
+        """Never set (no ``notifications/cancelled`` reaches a single exchange); made on demand."""
+        if self._cancel is None:
+            self._cancel = anyio.Event()
+        return self._cancel
 
     async def send_raw_request(
         self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None
