@@ -31,7 +31,8 @@ class _TimedH11(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         # A response's head and body leave in one write (:mod:`._writes`).
-        gathered: Any = GatheredWrites(transport, asyncio.get_running_loop())
+        self._gathered = GatheredWrites(transport, asyncio.get_running_loop())
+        gathered: Any = self._gathered
         super().connection_made(gathered)
         self._arm()
 
@@ -46,6 +47,7 @@ class _TimedH11(H11Protocol):
             self._disarm()  # the request is in: the app's own timeouts take over
 
     def on_response_complete(self) -> None:
+        self._gathered.flush()  # a whole response: out now, not at the end of the turn
         super().on_response_complete()
         if not self.transport.is_closing():
             self._arm()  # the next request on this keep-alive connection gets a deadline too

@@ -2,8 +2,9 @@
 
 uvicorn writes a response's head as soon as the app starts it, then its body: two system calls
 and two TCP segments for a JSON reply of a few hundred bytes, each of which also wakes the
-client. The connection's writes are gathered here and handed to the socket once, at the end of
-the event loop's turn, so a head and the body sent right after it leave in one segment. Nothing
+client. The connection's writes are gathered here and handed to the socket once, when the
+response is complete (:meth:`GatheredWrites.flush`) or at the end of the event loop's turn,
+whichever comes first, so a head and the body sent right after it leave in one segment. Nothing
 waits longer than that turn; a stream's events still leave as they are sent.
 """
 
@@ -62,6 +63,10 @@ class GatheredWrites:
     def get_write_buffer_size(self) -> int:
         """Bytes not yet sent, pending ones included."""
         return self._transport.get_write_buffer_size() + sum(map(len, self._pending))
+
+    def flush(self) -> None:
+        """Hand what is pending to the transport now."""
+        self._flush()
 
     def _flush(self) -> None:
         if not self._pending:
