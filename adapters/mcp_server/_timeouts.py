@@ -27,7 +27,11 @@ class _TimedH11(H11Protocol):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._read_deadline: asyncio.TimerHandle | None = None
+        #: When the request being read must be in (loop time); ``None``: not reading one.
+        self._read_deadline: float | None = None
+        # One timer at a time, left running across requests: moving a deadline is an
+        # assignment, and the timer, when it fires early, sets itself again for what is left.
+        self._timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         # A response's head and body leave in one write (:mod:`._writes`).
@@ -37,7 +41,10 @@ class _TimedH11(H11Protocol):
         self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
+        self._read_deadline = None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -53,15 +60,21 @@ class _TimedH11(H11Protocol):
             self._arm()  # the next request on this keep-alive connection gets a deadline too
 
     def _arm(self) -> None:
-        self._disarm()
-        self._read_deadline = self.loop.call_later(self.read_timeout, self._too_slow)
+        self._read_deadline = self.loop.time() + self.read_timeout
+        if self._timer is None:
+            self._timer = self.loop.call_at(self._read_deadline, self._check)
 
     def _disarm(self) -> None:
-        if self._read_deadline is not None:
-            self._read_deadline.cancel()
-            self._read_deadline = None
+        self._read_deadline = None
 
-    def _too_slow(self) -> None:
+    def _check(self) -> None:
+        self._timer = None
+        deadline = self._read_deadline
+        if deadline is None:
+            return  # the request came in: the next one arms a timer of its own
+        if self.loop.time() < deadline:
+            self._timer = self.loop.call_at(deadline, self._check)
+            return
         self._read_deadline = None
         cycle = self.cycle
         if cycle is not None and cycle.response_started and not cycle.response_complete:
