@@ -107,7 +107,7 @@ class _Exchange:
 
 
 class DirectReplies:
-    """Answers plain stateless 2025-era requests with one JSON body, or declines them.
+    """Answers plain stateless requests of either generation with one JSON body, or declines.
 
     Args:
         server: The server whose handlers answer.
