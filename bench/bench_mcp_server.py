@@ -59,7 +59,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from adapters.mcp_server import build_server, http_app, run_stdio  # noqa: E402
+from adapters.mcp_server._http import uvicorn_config  # noqa: E402
 from bench._load import busy, machine  # noqa: E402
+from bench._server_cpu import report, serve  # noqa: E402
 from toolkit import ToolRegistry, mcp_tool  # noqa: E402
 
 MODES = ("auto", "legacy")
@@ -432,11 +434,22 @@ def _serve(kind: str, transport: str, port: int) -> None:
     import uvicorn
 
     if kind in ("ours", "ours_sse"):
-        app = http_app(ours(), json_response=kind == "ours")
-    else:
-        json_response = kind == "anchor_json"
-        app = anchor().streamable_http_app(stateless_http=True, json_response=json_response)
+        # Ours as served by default: JSON unless a request needs a stream, uvicorn as
+        # ``serve_http`` configures it (its read deadline and gathered writes).
+        app = http_app(ours(), json_response=None if kind == "ours" else False)
+        uvicorn.Server(uvicorn_config(app, port=port)).run()
+        return
+    json_response = kind == "anchor_json"
+    app = anchor().streamable_http_app(stateless_http=True, json_response=json_response)
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
+def _cpu_server(tool: str) -> Any:
+    return ours(fn=echo if tool == "sync" else aecho)
+
+
+def _cpu_anchor(tool: str) -> Any:
+    return anchor(fn=echo if tool == "sync" else aecho)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -444,6 +457,9 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING)
     if len(args) == 4 and args[0] == "--serve":
         _serve(args[1], args[2], int(args[3]))
+        return 0
+    if len(args) == 4 and args[0] == "--serve-cpu":
+        serve(args[1], args[2], int(args[3]), _cpu_server, _cpu_anchor)
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a few calls only (smoke run)")
@@ -453,12 +469,20 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="busy processes for the in-process calls measured again (default: 1; 0 with --quick)",
     )
+    parser.add_argument(
+        "--server-cpu",
+        action="store_true",
+        help="only the server's own CPU per call over stateless HTTP, idle and under --load",
+    )
     parsed = parser.parse_args(args)
     quick = parsed.quick
     load = parsed.load if parsed.load is not None else (0 if quick else 1)
     console = Console(width=160)
     if quick:
         console.print("--quick: figures are indicative only")
+    report(console, [sys.executable, __file__, "--serve-cpu"], _env(), quick, load)
+    if parsed.server_cpu:
+        return 0
     anyio.run(run, QUICK if quick else FULL, console, load)
     return 0
 

@@ -21,6 +21,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from adapters.mcp_server._auth import BearerGuard, CallerGuard
+from adapters.mcp_server._direct import DirectReplies
 from adapters.mcp_server._events import BoundedEventStore, SessionScopedManager
 from adapters.mcp_server._host import HostCheck
 from adapters.mcp_server._json_replies import JsonRepliesFirst
@@ -130,7 +131,8 @@ def http_app(
             security_settings=security,
             max_request_body_size=max_body_bytes,
         )
-        app = JsonRepliesFirst(sse_app, json_manager, path, max_body_bytes)
+        direct = DirectReplies(server, security)
+        app = JsonRepliesFirst(sse_app, json_manager, path, max_body_bytes, direct)
     app = ParseGuard(app, path, max_body_bytes)
     if metrics is not None:
         app = _route(app, _METRICS_PATH, metrics)

@@ -20,6 +20,7 @@ from starlette.applications import Starlette
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from adapters.mcp_server._body import read_body
+from adapters.mcp_server._direct import DirectReplies
 
 __all__ = ["JsonRepliesFirst"]
 
@@ -41,6 +42,8 @@ class JsonRepliesFirst:
             server and security settings.
         path: The MCP endpoint path.
         max_body_bytes: Bodies larger than this are not inspected (the SDK refuses them).
+        direct: Answers what it can of the rest without the SDK's per-request session
+            (:mod:`._direct`); what it declines goes to ``json_manager``.
     """
 
     def __init__(
@@ -49,12 +52,14 @@ class JsonRepliesFirst:
         json_manager: StreamableHTTPSessionManager,
         path: str,
         max_body_bytes: int,
+        direct: DirectReplies | None = None,
     ) -> None:
         self._app: ASGIApp = app
         self._json = json_manager
         self._path = path
         self._limit = max_body_bytes
-        app.router.lifespan_context = _both(app.router.lifespan_context, json_manager)
+        self._direct = direct
+        app.router.lifespan_context = _both(app.router.lifespan_context, json_manager, direct)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST" or _route(scope) != self._path:
@@ -62,7 +67,9 @@ class JsonRepliesFirst:
             return
         body, complete, replay = await read_body(scope, receive, self._limit)
         if complete and not _needs_stream(body):
-            await self._json.handle_request(scope, replay, send)
+            direct = self._direct
+            if direct is None or not await direct.answer(scope, body, replay, send):
+                await self._json.handle_request(scope, replay, send)
         else:
             await self._app(scope, replay, send)
 
@@ -83,10 +90,18 @@ def _route(scope: Scope) -> str:
 def _both(
     lifespan: Callable[[Any], AbstractAsyncContextManager[Any]],
     json_manager: StreamableHTTPSessionManager,
+    direct: DirectReplies | None,
 ) -> Callable[[Any], AbstractAsyncContextManager[Any]]:
     @asynccontextmanager
     async def run(app: Any) -> AsyncIterator[Any]:
         async with lifespan(app) as state, json_manager.run():
-            yield state
+            if direct is None:
+                yield state
+                return
+            direct.running = True
+            try:
+                yield state
+            finally:
+                direct.running = False
 
     return run

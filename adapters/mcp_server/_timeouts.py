@@ -14,6 +14,8 @@ from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from adapters.mcp_server._writes import GatheredWrites
+
 __all__ = ["DEFAULT_READ_TIMEOUT", "timed_protocol"]
 
 #: Seconds a client has to send a whole request (headers and body).
@@ -25,14 +27,24 @@ class _TimedH11(H11Protocol):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._read_deadline: asyncio.TimerHandle | None = None
+        #: When the request being read must be in (loop time); ``None``: not reading one.
+        self._read_deadline: float | None = None
+        # One timer at a time, left running across requests: moving a deadline is an
+        # assignment, and the timer, when it fires early, sets itself again for what is left.
+        self._timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        # A response's head and body leave in one write (:mod:`._writes`).
+        self._gathered = GatheredWrites(transport, asyncio.get_running_loop())
+        gathered: Any = self._gathered
+        super().connection_made(gathered)
         self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
+        self._read_deadline = None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -42,20 +54,27 @@ class _TimedH11(H11Protocol):
             self._disarm()  # the request is in: the app's own timeouts take over
 
     def on_response_complete(self) -> None:
+        self._gathered.flush()  # a whole response: out now, not at the end of the turn
         super().on_response_complete()
         if not self.transport.is_closing():
             self._arm()  # the next request on this keep-alive connection gets a deadline too
 
     def _arm(self) -> None:
-        self._disarm()
-        self._read_deadline = self.loop.call_later(self.read_timeout, self._too_slow)
+        self._read_deadline = self.loop.time() + self.read_timeout
+        if self._timer is None:
+            self._timer = self.loop.call_at(self._read_deadline, self._check)
 
     def _disarm(self) -> None:
-        if self._read_deadline is not None:
-            self._read_deadline.cancel()
-            self._read_deadline = None
+        self._read_deadline = None
 
-    def _too_slow(self) -> None:
+    def _check(self) -> None:
+        self._timer = None
+        deadline = self._read_deadline
+        if deadline is None:
+            return  # the request came in: the next one arms a timer of its own
+        if self.loop.time() < deadline:
+            self._timer = self.loop.call_at(deadline, self._check)
+            return
         self._read_deadline = None
         cycle = self.cycle
         if cycle is not None and cycle.response_started and not cycle.response_complete:

@@ -1,4 +1,4 @@
-"""A toolkit spec as an MCP ``tools/list`` entry (results: :mod:`adapters.mcp_wire`).
+"""Wire shapes: a toolkit spec as a ``tools/list`` entry, and copies of JSON data.
 
 Handlers return plain dicts: the SDK validates them against the negotiated protocol version
 anyway, so building pydantic models first would only double the work.
@@ -11,7 +11,7 @@ from typing import Any
 from toolkit.calls.examples import EXAMPLES_META_KEY
 from toolkit.calls.spec import ToolSpec
 
-__all__ = ["tool_entry"]
+__all__ = ["json_copy", "tool_entry"]
 
 
 def tool_entry(spec: ToolSpec, *, output_schema: bool = True) -> dict[str, Any]:
@@ -40,3 +40,12 @@ def tool_entry(spec: ToolSpec, *, output_schema: bool = True) -> dict[str, Any]:
     if spec.examples:  # MCP has no field for them: clients that know the key show them
         entry["_meta"] = {EXAMPLES_META_KEY: [dict(e) for e in spec.examples]}
     return entry
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of JSON data (dicts, lists and scalars), without ``copy.deepcopy``'s memo."""
+    if isinstance(value, dict):
+        return {key: json_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [json_copy(item) for item in value]
+    return value

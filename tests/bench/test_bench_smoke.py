@@ -107,6 +107,9 @@ ROWS = {
         "tools/list size",
         "MCPServer calls/s",
         "server CPU",
+        "server CPU per tools/call over stateless HTTP",
+        "sync tool, 2025-11-25",
+        "async tool, 2026-07-28",
     ),
 }
 

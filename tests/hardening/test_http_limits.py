@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -79,6 +80,30 @@ def test_slow_or_silent_clients_are_cut_off(sent: bytes) -> None:
     with bounded_server(read_timeout=0.5) as (host, port):
         sock = socket.create_connection((host, port))
         sock.sendall(sent)
+        assert _closed_within(sock, 5)
+        sock.close()
+
+
+def test_a_kept_alive_connection_has_a_deadline_for_each_request() -> None:
+    # Answered requests move the connection's deadline; a slow one after them is still cut.
+    body = json.dumps(_call(1)).encode()
+    request = (
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Accept: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+    )
+    with bounded_server(read_timeout=1.0) as (host, port):
+        sock = socket.create_connection((host, port))
+        sock.settimeout(5)
+        for _ in range(3):
+            sock.sendall(request)
+            reply = b""
+            while b'"result"' not in reply:
+                chunk = sock.recv(4096)
+                assert chunk, f"connection closed after {reply!r}"
+                reply += chunk
+            assert reply.startswith(b"HTTP/1.1 200") and reply.count(b"HTTP/1.1") == 1
+            time.sleep(0.2)
+        sock.sendall(request[:40])
         assert _closed_within(sock, 5)
         sock.close()
 
