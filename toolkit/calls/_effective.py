@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from toolkit.calls.options import CallOptions
+from toolkit.calls.options import DEFAULT_OPTIONS, CallOptions
 from toolkit.calls.settings import RegistrySettings
 from toolkit.calls.unset import UNSET, Unset
 from toolkit.policy import Approver, Policy
@@ -31,13 +31,20 @@ class Effective:
     @classmethod
     def of(cls, options: CallOptions, settings: RegistrySettings) -> Effective:
         """The call's settings, from its ``options`` over the registry's ``settings``."""
-        return cls(
+        if options is DEFAULT_OPTIONS:  # most calls: the registry's settings as they are
+            last = _plain[0]
+            if last is not None and last[0] is settings:
+                return last[1]
+        effective = cls(
             policy=options.policy or settings.policy,
             approver=options.approver or settings.approver,
             timeout=options.timeout,
             default_timeout=settings.timeout,
             propagate=options.propagate,
         )
+        if options is DEFAULT_OPTIONS:  # both frozen: the answer holds while they live
+            _plain[0] = (settings, effective)
+        return effective
 
     def timeout_for(self, tool: Tool) -> float | None:
         """Seconds ``tool`` may run: the call's, else the tool's own, else the registry's.
@@ -51,3 +58,8 @@ class Effective:
         if own is not None or tool.runs == "remote":
             return own
         return self.default_timeout
+
+
+#: The registry settings used last with no call options, and what they come to (kept, so the
+#: settings' id is not reused while they are remembered).
+_plain: list[tuple[RegistrySettings, Effective] | None] = [None]
