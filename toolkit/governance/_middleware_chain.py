@@ -134,6 +134,7 @@ class _Pass:
         "effective",
         "hooks",
         "inner",
+        "innermost",
         "invoker",
         "names",
         "options",
@@ -161,6 +162,7 @@ class _Pass:
         self.attempts = 0
         self.inner: BaseException | None = None
         self.answered: str | None = None
+        self.innermost: CallNext = partial(_innermost, self)
 
 
 async def around(
@@ -183,7 +185,7 @@ async def around(
     state = _Pass(invoker, _prepared(chain), tool, args, options, ref, wait, effective)
     first = ToolCall(tool.name, args, ctx, options, tool.spec)
     try:
-        result = await _enter(state, 0, first)
+        result = await _enter(state, 0, first) if state.hooks else await _innermost(state, first)
     except BaseException as exc:
         if exc is state.inner or isinstance(exc, options.propagate) or wait.cancelled(exc):
             raise
@@ -200,12 +202,12 @@ async def around(
 
 
 async def _enter(state: _Pass, index: int, call: ToolCall) -> ToolResult:
-    """Layer ``index`` of the chain (past the last one: the run step); each layer's
-    ``call_next`` is this function for the next index."""
-    if index == len(state.hooks):
-        return await _innermost(state, call)
+    """Layer ``index`` of the chain; its ``call_next`` is this function for the next index,
+    the run step (:func:`_innermost`) for the last layer."""
+    after = index + 1
+    call_next = partial(_enter, state, after) if after < len(state.hooks) else state.innermost
     try:
-        result = await state.hooks[index](call, partial(_enter, state, index + 1))
+        result = await state.hooks[index](call, call_next)
     except BaseException as exc:
         if exc is not state.inner and state.answered is None:
             state.answered = state.names[index]
