@@ -33,8 +33,13 @@ class Effective:
         """The call's settings, from its ``options`` over the registry's ``settings``."""
         if options is DEFAULT_OPTIONS:  # most calls: the registry's settings as they are
             last = _plain[0]
-            if last is not None and last[0] is settings:
-                return last[1]
+            if (
+                last is not None
+                and last.policy is settings.policy
+                and last.approver is settings.approver
+                and last.default_timeout is settings.timeout
+            ):
+                return last
         effective = cls(
             policy=options.policy or settings.policy,
             approver=options.approver or settings.approver,
@@ -42,8 +47,8 @@ class Effective:
             default_timeout=settings.timeout,
             propagate=options.propagate,
         )
-        if options is DEFAULT_OPTIONS:  # both frozen: the answer holds while they live
-            _plain[0] = (settings, effective)
+        if options is DEFAULT_OPTIONS:
+            _plain[0] = effective
         return effective
 
     def timeout_for(self, tool: Tool) -> float | None:
@@ -60,6 +65,6 @@ class Effective:
         return self.default_timeout
 
 
-#: The registry settings used last with no call options, and what they come to (kept, so the
-#: settings' id is not reused while they are remembered).
-_plain: list[tuple[RegistrySettings, Effective] | None] = [None]
+#: What the settings used last with no call options came to; it holds for settings with the
+#: same policy, approver and timeout (the only settings it reads), and keeps nothing else alive.
+_plain: list[Effective | None] = [None]
