@@ -53,26 +53,18 @@ def layers(
     registry: Sequence[Middleware], call: Sequence[Middleware] | None
 ) -> tuple[Middleware, ...]:
     """The chain of one call, outermost first: the run's guard, the registry's, the call's."""
-    global _last_layers
     run = current_run()
     if not call:
         if run is None:
             return registry if isinstance(registry, tuple) else tuple(registry)
-        last = _last_layers
-        if run is last[0] and registry is last[1]:
-            return last[2]  # the same run and registry as the call before: the same chain
-        _last_layers = (run, registry, (RunGuard(run), *registry))
-        return _last_layers[2]
+        last = run._chain
+        if last is not None and last[0] is registry:
+            return last[1]  # type: ignore[no-any-return]  # the run's chain for this registry
+        chain = (RunGuard(run), *registry)
+        run._chain = (registry, chain)
+        return chain
     guard: tuple[Middleware, ...] = () if run is None else (RunGuard(run),)
     return (*guard, *registry, *call)
-
-
-#: ``(run, registry middleware, chain)`` of the last call in a run: a run makes calls in a row.
-_last_layers: tuple[Run | None, Sequence[Middleware] | None, tuple[Middleware, ...]] = (
-    None,
-    None,
-    (),
-)
 
 
 def inline(registry: Sequence[Middleware], call: Sequence[Middleware] | None) -> bool:
