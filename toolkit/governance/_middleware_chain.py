@@ -126,7 +126,6 @@ class _Pass:
         "effective",
         "hooks",
         "inner",
-        "innermost",
         "invoker",
         "names",
         "options",
@@ -154,7 +153,6 @@ class _Pass:
         self.attempts = 0
         self.inner: BaseException | None = None
         self.answered: str | None = None
-        self.innermost: CallNext = partial(_innermost, self)
 
 
 async def around(
@@ -197,7 +195,8 @@ async def _enter(state: _Pass, index: int, call: ToolCall) -> ToolResult:
     """Layer ``index`` of the chain; its ``call_next`` is this function for the next index,
     the run step (:func:`_innermost`) for the last layer."""
     after = index + 1
-    call_next = partial(_enter, state, after) if after < len(state.hooks) else state.innermost
+    last = after == len(state.hooks)
+    call_next = partial(_innermost, state) if last else partial(_enter, state, after)
     try:
         result = await state.hooks[index](call, call_next)
     except BaseException as exc:
