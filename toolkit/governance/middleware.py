@@ -140,7 +140,7 @@ def canonical_arguments(arguments: Mapping[str, Any]) -> str:
         '{"a":[1,2],"b":1}'
     """
     try:  # validated arguments are plain JSON data but for a few values (dates, models)
-        return json.dumps(arguments, sort_keys=True, separators=(",", ":"), default=_plain)
+        return _CANONICAL.encode(arguments)
     except (TypeError, ValueError, RecursionError):  # keys that are not strings, cycles
         return json.dumps(jsonable(arguments), sort_keys=True, separators=(",", ":"), default=str)
 
@@ -148,6 +148,11 @@ def canonical_arguments(arguments: Mapping[str, Any]) -> str:
 def _plain(value: Any) -> Any:
     plain = jsonable(value)
     return str(value) if plain is None else plain
+
+
+#: ``json.dumps(..., sort_keys=True, separators=(",", ":"), default=_plain)`` without building
+#: an encoder per call (a run's guard asks for every call's key).
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=_plain)
 
 
 def middleware_name(middleware: object) -> str:
