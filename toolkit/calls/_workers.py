@@ -6,8 +6,8 @@ rather than kept in a fixed pool that stuck calls could exhaust.
 
 Each worker waits on a wake-up of its own (:mod:`toolkit.calls._wakeup`: an ``eventfd`` written
 without the GIL held, on Linux), so the caller hands a call to one known worker and can keep it on
-its own CPU while the call is short (:mod:`toolkit.calls._cpu`): the hand-off then costs 6-9 µs of
-CPU instead of the 45-50 µs of two wake-ups across CPUs on a virtual machine.
+its own CPU while the call is short (:mod:`toolkit.calls._cpu`): the hand-off then costs about 9 µs
+of CPU instead of the 45-50 µs of two wake-ups across CPUs on a virtual machine.
 
 Rule: at most :data:`MAX_ABANDONED_WORKERS` abandoned threads (calls still running after their
 caller gave up: a timeout, a cancellation) exist at once. Past that, a call that needs a new
