@@ -19,7 +19,7 @@ from toolkit import (
     ToolResult,
     mcp_tool,
 )
-from toolkit.calls import _wakeup
+from toolkit.calls import _wakeup, _workers
 
 
 @mcp_tool
@@ -131,3 +131,19 @@ def test_without_eventfd_a_worker_waits_on_a_lock(monkeypatch: pytest.MonkeyPatc
     monkeypatch.delattr(os, "eventfd", raising=False)
     wakeup = _wakeup.new_wakeup()
     assert isinstance(wakeup, _wakeup.LockWakeup)
+
+
+def test_an_idle_worker_still_leaves_after_its_idle_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_workers, "_IDLE_SECONDS", 0.5)
+    worker = _workers._Worker()
+    with _workers._guard:  # idle, as after a call; nobody picks it
+        _workers._idle.insert(0, worker)
+    deadline = time.monotonic() + 10
+    while worker in _workers._idle and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert worker not in _workers._idle
+    while time.monotonic() < deadline and any(
+        t.native_id == worker.native_id for t in threading.enumerate()
+    ):
+        time.sleep(0.05)
+    assert all(t.native_id != worker.native_id for t in threading.enumerate())
