@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from typing import Any
 
 import anyio
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from toolkit import (
     CallNext,
     CallOptions,
+    CallRecord,
     ErrorCode,
     ToolCall,
     ToolRegistry,
@@ -20,6 +22,7 @@ from toolkit import (
     mcp_tool,
 )
 from toolkit.calls import _wakeup, _workers
+from toolkit.calls._new_record import new_call_record
 
 
 @mcp_tool
@@ -147,3 +150,13 @@ def test_an_idle_worker_still_leaves_after_its_idle_time(monkeypatch: pytest.Mon
     ):
         time.sleep(0.05)
     assert all(t.native_id != worker.native_id for t in threading.enumerate())
+
+
+def test_the_call_paths_record_is_the_record_the_class_makes() -> None:
+    fields: dict[str, Any] = {"call_id": "c-1", "tool": "bin_of", "outcome": "ok", "code": None}
+    made = new_call_record(**fields, arguments={"code": "E5"}, duration_ms=1.5, attempts=1)
+    assert made == CallRecord(**fields, arguments={"code": "E5"}, duration_ms=1.5, attempts=1)
+    assert type(made) is CallRecord and made.peer is None and made.decision == "allow"
+    registry = _registry()
+    record = registry.call_sync("bin_of", {"code": "E5"}).record
+    assert record is not None and record.tool == "bin_of" and record.arguments == {"code": "E5"}
