@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolkit.errors import ErrorCode, ToolError
@@ -160,7 +161,7 @@ class ToolResult:
             return error_html(self.tool or "result", exc)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class CallRecord:
     """One call as the audit trail sees it (secrets already redacted).
 
@@ -209,6 +210,42 @@ class CallRecord:
     caller: str | None = None
     peer: str | None = None
 
+    def __init__(
+        self,
+        call_id: str,
+        tool: str,
+        arguments: Any,
+        outcome: Literal["ok", "error", "raised"],
+        code: ErrorCode | None,
+        duration_ms: float,
+        attempts: int,
+        decision: str = "allow",
+        started_at: float = 0.0,
+        output_mismatch: str | None = None,
+        answered_by: str | None = None,
+        full_size: int | None = None,
+        caller: str | None = None,
+        peer: str | None = None,
+    ) -> None:
+        # Every call makes a record. The generated __init__ of a frozen dataclass sets each
+        # field through object.__setattr__; the slots' own setters do the same for a third less
+        # of the whole record's cost (which was a fifth of a trivial call's pipeline).
+        put = _RECORD_SLOTS
+        put[0](self, call_id)
+        put[1](self, tool)
+        put[2](self, arguments)
+        put[3](self, outcome)
+        put[4](self, code)
+        put[5](self, duration_ms)
+        put[6](self, attempts)
+        put[7](self, decision)
+        put[8](self, started_at)
+        put[9](self, output_mismatch)
+        put[10](self, answered_by)
+        put[11](self, full_size)
+        put[12](self, caller)
+        put[13](self, peer)
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data."""
         out = {
@@ -239,3 +276,9 @@ class CallRecord:
             return json.dumps(self.to_dict(), default=str)
         except (ValueError, RecursionError):
             return f"CallRecord({self.call_id}, {self.tool}, {self.outcome})"
+
+
+#: The setters of :class:`CallRecord`'s slots, in the order of its fields (its ``__init__``).
+_RECORD_SLOTS: tuple[Callable[[CallRecord, Any], None], ...] = tuple(
+    vars(CallRecord)[f.name].__set__ for f in fields(CallRecord)
+)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from toolkit.calls.options import CallOptions
+from toolkit.calls.options import DEFAULT_OPTIONS, CallOptions
 from toolkit.calls.settings import RegistrySettings
 from toolkit.calls.unset import UNSET, Unset
 from toolkit.policy import Approver, Policy
@@ -31,13 +31,25 @@ class Effective:
     @classmethod
     def of(cls, options: CallOptions, settings: RegistrySettings) -> Effective:
         """The call's settings, from its ``options`` over the registry's ``settings``."""
-        return cls(
+        if options is DEFAULT_OPTIONS:  # most calls: the registry's settings as they are
+            last = _plain[0]
+            if (
+                last is not None
+                and last.policy is settings.policy
+                and last.approver is settings.approver
+                and last.default_timeout is settings.timeout
+            ):
+                return last
+        effective = cls(
             policy=options.policy or settings.policy,
             approver=options.approver or settings.approver,
             timeout=options.timeout,
             default_timeout=settings.timeout,
             propagate=options.propagate,
         )
+        if options is DEFAULT_OPTIONS:
+            _plain[0] = effective
+        return effective
 
     def timeout_for(self, tool: Tool) -> float | None:
         """Seconds ``tool`` may run: the call's, else the tool's own, else the registry's.
@@ -51,3 +63,8 @@ class Effective:
         if own is not None or tool.runs == "remote":
             return own
         return self.default_timeout
+
+
+#: What the settings used last with no call options came to; it holds for settings with the
+#: same policy, approver and timeout (the only settings it reads), and keeps nothing else alive.
+_plain: list[Effective | None] = [None]

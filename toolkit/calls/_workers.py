@@ -4,9 +4,10 @@ A thread stuck in a function past its timeout is abandoned, not reused until it 
 workers are started on demand (the idle one used last is reused; idle ones leave after a while)
 rather than kept in a fixed pool that stuck calls could exhaust.
 
-Each worker waits on a lock of its own, so the caller hands a call to one known worker and can
-keep it on its own CPU while the call is short (:mod:`toolkit.calls._cpu`): the hand-off then costs
-about 5 µs of CPU instead of the 45-50 µs of two wake-ups across CPUs on a virtual machine.
+Each worker waits on a wake-up of its own (:mod:`toolkit.calls._wakeup`: an ``eventfd`` written
+without the GIL held, on Linux), so the caller hands a call to one known worker and can keep it on
+its own CPU while the call is short (:mod:`toolkit.calls._cpu`): the hand-off then costs about 9 µs
+of CPU instead of the 45-50 µs of two wake-ups across CPUs on a virtual machine.
 
 Rule: at most :data:`MAX_ABANDONED_WORKERS` abandoned threads (calls still running after their
 caller gave up: a timeout, a cancellation) exist at once. Past that, a call that needs a new
@@ -39,6 +40,7 @@ import anyio.to_thread
 
 from toolkit.calls import _cpu
 from toolkit.calls._sync import CALLING_LOOP
+from toolkit.calls._wakeup import new_wakeup
 from toolkit.errors import ErrorCode, ToolError
 
 __all__ = ["MAX_ABANDONED_WORKERS", "abandoned_workers", "run_awaitable", "run_blocking"]
@@ -92,8 +94,7 @@ class _Worker:
     __slots__ = ("cpu", "cpus", "go", "job", "native_id")
 
     def __init__(self) -> None:
-        self.go = _thread.allocate_lock()
-        self.go.acquire()
+        self.go = new_wakeup()
         self.job: _Job | None = None
         self.cpu = -1  # the CPU it is pinned to, -1: free
         thread = threading.Thread(target=self._work, name="toolkit-call", daemon=True)
@@ -108,7 +109,7 @@ class _Worker:
         if cpu != self.cpu and cpu >= 0 and self.cpus and _cpu.pin(self.native_id, cpu):
             self.cpu = cpu
         self.job = job
-        self.go.release()
+        self.go.wake()
 
     def free(self) -> None:
         """Let the worker leave the CPU it was pinned to (its call runs long)."""
@@ -119,12 +120,13 @@ class _Worker:
     def _work(self) -> None:
         go = self.go
         while True:
-            if not go.acquire(timeout=_IDLE_SECONDS):
+            if not go.wait(_IDLE_SECONDS):
                 with _guard:
                     if self in _idle:  # nobody picked this worker: leave
                         _idle.remove(self)
+                        go.close()
                         return
-                go.acquire()  # picked just now: its job is coming
+                go.wait(None)  # picked just now: its job is coming
             job, self.job = self.job, None
             assert job is not None
             try:
@@ -168,6 +170,8 @@ def _forget_workers() -> None:
     """In a forked child: the parent's workers do not exist here, so none is idle."""
     global _guard
     _guard = threading.Lock()
+    for worker in _idle:  # the child's copies of their wake-ups
+        worker.go.close()
     _idle.clear()
     _abandoned[0] = 0
 
@@ -210,7 +214,10 @@ def run_blocking(timeout: float, fn: Callable[..., Any], *args: Any) -> tuple[bo
         if worker.cpu >= 0:
             # The worker shares this CPU, so it runs as soon as this thread yields: a short call
             # is done when the yield returns, without arming the timer of a timed wait (a few
-            # µs of CPU on a virtual machine). A longer one is waited for as below.
+            # µs of CPU on a virtual machine). A longer one is waited for as below. (A worker
+            # woken on this CPU may even have run already: the wake-up released the GIL first.)
+            if done.acquire(False):
+                return True, job.outcome()
             os.sched_yield()
             if done.acquire(False):
                 return True, job.outcome()

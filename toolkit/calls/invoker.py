@@ -41,6 +41,7 @@ from tenacity import RetryCallState, Retrying, wait_exponential, wait_random
 from toolkit.calls import _arguments, _messages, _visibility
 from toolkit.calls._effective import Effective
 from toolkit.calls._loose_output import loose_output
+from toolkit.calls._new_record import new_call_record
 from toolkit.calls._redact import (
     jsonable,
     masked_arguments,
@@ -426,7 +427,7 @@ class Invoker:
         answered_by: str | None = None,
         full_size: int | None = None,
     ) -> CallRecord:
-        record = CallRecord(
+        record = new_call_record(
             call_id=ref,
             tool=name,
             arguments=masked_arguments(args, self._clean),

@@ -146,6 +146,8 @@ class Run:
         self.stopped: str | None = None
         self._seen: dict[str, list[Any]] = {}
         self._tokens: list[contextvars.Token[Run | None]] = []
+        #: ``(registry middleware, chain)`` of this run's last call (see ``_middleware_chain``).
+        self._chain: tuple[Any, Any] | None = None
 
     # -- scope ---------------------------------------------------------------------------------
 

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["CallNext", "Middleware", "ToolCall", "canonical_arguments"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class ToolCall:
     """One call as a middleware sees it, after validation, policy and approval.
 
@@ -52,6 +52,23 @@ class ToolCall:
     context: ToolContext
     options: CallOptions
     spec: ToolSpec
+
+    def __init__(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        context: ToolContext,
+        options: CallOptions,
+        spec: ToolSpec,
+    ) -> None:
+        # Made for every call through middleware: the slots' own setters cost less than the
+        # object.__setattr__ of a frozen dataclass's generated __init__.
+        put = _CALL_SLOTS
+        put[0](self, name)
+        put[1](self, arguments)
+        put[2](self, context)
+        put[3](self, options)
+        put[4](self, spec)
 
     def replace(self, **changes: Any) -> ToolCall:
         """A copy with ``changes`` applied, e.g. ``call.replace(arguments={...})``.
@@ -81,6 +98,11 @@ class ToolCall:
         """The tool and its canonical arguments: equal for calls that ask the same thing."""
         return f"{self.name}:{canonical_arguments(self.arguments)}"
 
+
+#: The setters of :class:`ToolCall`'s slots, in the order of its fields (its ``__init__``).
+_CALL_SLOTS: tuple[Callable[[ToolCall, Any], None], ...] = tuple(
+    vars(ToolCall)[f.name].__set__ for f in dataclasses.fields(ToolCall)
+)
 
 #: What ``on_call`` receives to go on: the rest of the chain, then the tool.
 CallNext = Callable[[ToolCall], Awaitable[ToolResult]]
@@ -118,7 +140,7 @@ def canonical_arguments(arguments: Mapping[str, Any]) -> str:
         '{"a":[1,2],"b":1}'
     """
     try:  # validated arguments are plain JSON data but for a few values (dates, models)
-        return json.dumps(arguments, sort_keys=True, separators=(",", ":"), default=_plain)
+        return _CANONICAL.encode(arguments)
     except (TypeError, ValueError, RecursionError):  # keys that are not strings, cycles
         return json.dumps(jsonable(arguments), sort_keys=True, separators=(",", ":"), default=str)
 
@@ -126,6 +148,11 @@ def canonical_arguments(arguments: Mapping[str, Any]) -> str:
 def _plain(value: Any) -> Any:
     plain = jsonable(value)
     return str(value) if plain is None else plain
+
+
+#: ``json.dumps(..., sort_keys=True, separators=(",", ":"), default=_plain)`` without building
+#: an encoder per call (a run's guard asks for every call's key).
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=_plain)
 
 
 def middleware_name(middleware: object) -> str:

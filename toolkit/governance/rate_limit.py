@@ -98,36 +98,43 @@ class RateLimit:
         return await call_next(call)
 
     def _tool_limit(self, tool: str) -> int | None:
-        if isinstance(self.per_tool, Mapping):
-            return self.per_tool.get(tool)
-        return self.per_tool
+        per_tool = self.per_tool
+        if per_tool is None or isinstance(per_tool, int):  # before the slower Mapping check
+            return per_tool
+        if isinstance(per_tool, Mapping):
+            return per_tool.get(tool)
+        return per_tool
 
     def _admit(self, call: ToolCall) -> ToolError | None:
         per_caller, per_tool = self.per_caller, self._tool_limit(call.name)
+        if per_caller is None and per_tool is None:
+            return None
         now = time.monotonic()
+        since = now - self.window
         with self._lock:
-            mine = None if per_caller is None else self._window(("caller", call.caller), now)
+            mine = None if per_caller is None else self._window(("caller", call.caller), since)
             if mine is not None and per_caller is not None and len(mine) >= per_caller:
-                return _limited("you", per_caller, self.window, mine[0] + self.window - now)
-            tools = None if per_tool is None else self._window(("tool", call.name), now)
+                return _limited("you", per_caller, self.window, mine[0] - since)
+            tools = None if per_tool is None else self._window(("tool", call.name), since)
             if tools is not None and per_tool is not None and len(tools) >= per_tool:
-                wait = tools[0] + self.window - now
-                return _limited(f"tool {call.name}", per_tool, self.window, wait)
+                return _limited(f"tool {call.name}", per_tool, self.window, tools[0] - since)
             if mine is not None:
                 mine.append(now)
             if tools is not None:
                 tools.append(now)
         return None
 
-    def _window(self, key: tuple[str, str], now: float) -> deque[float]:
-        times = self._seen.get(key)
+    def _window(self, key: tuple[str, str], since: float) -> deque[float]:
+        """The times of ``key``'s calls after ``since`` (older ones are dropped)."""
+        seen = self._seen
+        times = seen.get(key)
         if times is None:
-            times = self._seen[key] = deque()
-            if len(self._seen) > MAX_KEYS:
-                self._seen.popitem(last=False)
-        else:
-            self._seen.move_to_end(key)
-        while times and times[0] <= now - self.window:
+            times = seen[key] = deque()
+            if len(seen) > MAX_KEYS:
+                seen.popitem(last=False)
+            return times
+        seen.move_to_end(key)
+        while times and times[0] <= since:
             times.popleft()
         return times
 
