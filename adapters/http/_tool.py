@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import random
 import time
@@ -10,13 +11,14 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from functools import cached_property
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 import httpx
 
 from adapters.http._body import BodyTooLargeError, Reply, UnreadableEncodingError, receive
 from adapters.http._config import IDEMPOTENT, HttpToolConfig
-from adapters.http._request import BuiltRequest, build_request
+from adapters.http._request import BuiltRequest, RequestPlan
 from adapters.http._template import ResponseTemplate
 from adapters.network import HostNotFoundError, NetworkPolicy, NetworkPolicyError
 from toolkit import JsonSchemaTool
@@ -71,6 +73,14 @@ class HttpTool(JsonSchemaTool):
         self._policy = network_policy
         self._template = template
         self._source = source or f"http:{config.verb} {config.endpoint}"
+        # Worked out once: what every call sends, and its per-read timeouts (the total
+        # deadline is the attempt's cancel scope).
+        self._plan = RequestPlan(config)
+        self._timeouts = httpx.Timeout(config.timeout_seconds).as_dict()
+        # The endpoint's host is fixed (no placeholder may reach it). When it is an address,
+        # the frozen policy's verdict on it cannot change: once allowed, it is not asked again.
+        self._address_allowed = False
+        self._host_is_address = _is_address(urlsplit(config.endpoint).hostname or "")
 
     @property
     def name(self) -> str:
@@ -136,13 +146,15 @@ class HttpTool(JsonSchemaTool):
                 ``EXECUTION_ERROR`` (other non-2xx statuses, with the server's text; an answer
                 larger than ``max_response_bytes``).
         """
-        request = build_request(self.config, arguments, context)
-        try:
-            await self._policy.check(request.url, server=self._name)
-        except NetworkPolicyError as exc:
-            raise ToolError(str(exc), code=ErrorCode.DENIED) from None
-        except HostNotFoundError as exc:
-            raise self._unreachable(request, exc) from None
+        request = self._plan.build(arguments, context)
+        if not self._address_allowed:
+            try:
+                await self._policy.check(request.url, server=self._name)
+            except NetworkPolicyError as exc:
+                raise ToolError(str(exc), code=ErrorCode.DENIED) from None
+            except HostNotFoundError as exc:
+                raise self._unreachable(request, exc) from None
+            self._address_allowed = self._host_is_address
         response = await self._send_with_retries(request, context)
         return await self._result(response, context, arguments)
 
@@ -202,7 +214,7 @@ class HttpTool(JsonSchemaTool):
                     params=request.params or None,
                     headers=request.headers,
                     json=request.body,
-                    timeout=config.timeout_seconds,
+                    extensions={"timeout": self._timeouts},
                 )
                 response = await client.send(outgoing, stream=True)
                 try:
@@ -249,7 +261,7 @@ class HttpTool(JsonSchemaTool):
                 duration_ms=(time.perf_counter() - started) * 1000,
                 request_body=outgoing.content or None,
                 response_body=reply.content,
-                secrets=config.secrets(),
+                secrets=self._secrets(),
             )
         return reply
 
@@ -280,7 +292,7 @@ class HttpTool(JsonSchemaTool):
         if not 200 <= status < 300:
             raise self._status_error(response)
         data, is_json = _decode(response)
-        secrets = self.config.secrets()
+        secrets = self._secrets()
         if secrets and any(s.encode() in response.content for s in secrets):
             data = _masked(data, secrets)
         if is_json:
@@ -339,8 +351,12 @@ class HttpTool(JsonSchemaTool):
             )
         return ToolError(f"{head}.", details=details)
 
+    def _secrets(self) -> list[str]:
+        """The values to mask: none when no header references a variable (known at build)."""
+        return [] if self._plan.static else self.config.secrets()
+
     def _mask(self, text: str) -> str:
-        return _mask_text(text, self.config.secrets())
+        return _mask_text(text, self._secrets())
 
     def view_facts(self) -> list[tuple[str, str]]:
         """The request a call sends, for the notebook view (secrets masked)."""
@@ -422,6 +438,14 @@ def _backoff(attempt: int) -> float:
 
 def _unresolved(exc: BaseException) -> bool:
     return isinstance(exc, HostNotFoundError) or "does not resolve" in str(exc)
+
+
+def _is_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True
 
 
 def _where(request: BuiltRequest) -> str:
