@@ -12,8 +12,7 @@ from typing import Any
 import httpx
 import yaml
 
-from adapters._net import pinned_httpx_transport
-from adapters.http._body import ACCEPT_ENCODING
+from adapters.http._client import endpoint_client
 from adapters.http._config import HttpConfigError, HttpToolConfig, parse_tool_configs
 from adapters.http._template import ResponseTemplate
 from adapters.http._tool import HttpTool
@@ -168,19 +167,7 @@ class HttpToolset(BaseToolset):
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            # Connections go only to addresses the policy checked when they are opened (no gap
-            # for DNS rebinding between check and connect). Redirects are not followed, so a
-            # response cannot send a request past the policy. Only encodings decoded within
-            # the response cap are asked for; the tool logs the wire itself, after its
-            # bounded read (an event hook would read the body unbounded).
-            client = httpx.AsyncClient(
-                transport=pinned_httpx_transport(
-                    self.network_policy, server=self._source or "HTTP tools"
-                ),
-                follow_redirects=False,
-                trust_env=False,
-                headers={"accept-encoding": ACCEPT_ENCODING},
-            )
+            client = endpoint_client(self.network_policy, server=self._source or "HTTP tools")
             self._clients[loop] = client
         return client
 

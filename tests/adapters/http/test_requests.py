@@ -7,9 +7,14 @@ import logging
 from typing import Any
 
 import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
 
 from adapters.http import HttpToolset
-from tests.support.orders_service import Recorder, example_config, one_tool
+from adapters.network import NetworkPolicy
+from tests.support.orders_service import Recorder, example_config, one_tool, serving
 from toolkit import ErrorCode, ToolContext, ToolRegistry
 
 pytestmark = pytest.mark.anyio
@@ -342,3 +347,37 @@ async def test_the_wire_log_shows_each_exchange_with_secrets_masked(
     assert len(lines) == 1
     assert lines[0].startswith(f"http GET {base}/users/u1/orders/o7 -> 200 in ")
     assert "k-wire-secret" not in lines[0]
+
+
+def _cookie_app() -> Starlette:
+    async def visit(request: Request) -> JSONResponse:
+        response = JSONResponse({"cookie": request.headers.get("cookie", "")})
+        response.set_cookie("session", "caller-a")
+        return response
+
+    return Starlette(routes=[Route("/visit", visit)])
+
+
+async def test_a_cookie_one_call_received_is_never_sent_on_the_next() -> None:
+    # The toolset's pooled client serves every caller: a session cookie the service gave one
+    # call must not ride on the next (another caller's) call.
+    with serving(_cookie_app()) as url:
+        registry, toolset = registry_for(one_tool(url, endpoint="/visit"))
+        async with toolset:
+            first = await registry.call("t", {})
+            second = await registry.call("t", {})
+    assert not first.is_error, first.content
+    assert first.structured == {"cookie": ""}
+    assert second.structured == {"cookie": ""}
+
+
+async def test_a_denied_address_is_denied_on_every_call(base: str, recorder: Recorder) -> None:
+    toolset = HttpToolset.from_config(
+        one_tool(base, endpoint="/text"), network_policy=NetworkPolicy.untrusted()
+    )
+    registry = ToolRegistry()
+    toolset.register_into(registry)
+    async with toolset:
+        results = [await registry.call("t", {}) for _ in range(2)]
+    assert [r.code for r in results] == [ErrorCode.DENIED, ErrorCode.DENIED]
+    assert recorder.requests == []
