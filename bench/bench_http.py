@@ -202,9 +202,13 @@ async def _async_pairs(
         for _, ours, bare in cases:  # warm up: connections open, caches filled
             await _atimed(10, ours)
             await _atimed(10, bare)
-        for _ in range(rounds):
+        for turn in range(rounds):
             for pair, (_, ours, bare) in zip(pairs, cases, strict=True):
-                _record(pair, await _atimed(n, ours), await _atimed(n, bare))
+                if turn % 2:  # each side goes first in every other round
+                    bare_t = await _atimed(n, bare)
+                    _record(pair, await _atimed(n, ours), bare_t)
+                else:
+                    _record(pair, await _atimed(n, ours), await _atimed(n, bare))
     return pairs
 
 
@@ -231,15 +235,19 @@ def _sync_pairs(registry: ToolRegistry, base: str, n: int, rounds: int, label: s
         for _, ours, bare in cases:
             _timed(10, ours)
             _timed(10, bare)
-        for _ in range(rounds):
+        for turn in range(rounds):
             for pair, (_, ours, bare) in zip(pairs, cases, strict=True):
-                _record(pair, _timed(n, ours), _timed(n, bare))
+                if turn % 2:
+                    bare_t = _timed(n, bare)
+                    _record(pair, _timed(n, ours), bare_t)
+                else:
+                    _record(pair, _timed(n, ours), _timed(n, bare))
     return pairs
 
 
 def bench_calls(base: str, quick: bool, label: str) -> list[Pair]:
     """Every pair, on one toolset (its pooled connections reused, as the bare clients')."""
-    n, rounds = (10, 3) if quick else (40, 12)
+    n, rounds = (10, 4) if quick else (12, 40)
     registry = ToolRegistry()
     toolset = HttpToolset.from_config(_configs(base))
     toolset.register_into(registry)
