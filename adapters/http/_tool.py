@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import json
 import random
@@ -22,6 +23,7 @@ from adapters.http._request import BuiltRequest, RequestPlan
 from adapters.http._template import ResponseTemplate
 from adapters.network import HostNotFoundError, NetworkPolicy, NetworkPolicyError
 from toolkit import JsonSchemaTool
+from toolkit.calls.runtime import Expired, within
 from toolkit.calls.spec import ToolAnnotations, ToolOptions, ToolSpec
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode, ToolError
@@ -39,6 +41,8 @@ MAX_RETRY_AFTER = 30.0
 _BACKOFF = 0.2
 
 ClientFactory = Callable[[], httpx.AsyncClient]
+#: A JSON answer as the model reads it (compact, Unicode kept); built once, not per call.
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 class HttpTool(JsonSchemaTool):
@@ -203,55 +207,18 @@ class HttpTool(JsonSchemaTool):
         timeout; a service that drips its answer is cut off at the deadline. The body is
         read within ``max_response_bytes`` decoded bytes (see ``adapters.http._body``).
         """
-        config = self.config
-        client = self._client()
         started = time.perf_counter()
-        with anyio.CancelScope(deadline=anyio.current_time() + config.timeout_seconds) as scope:
+        timeout = self.config.timeout_seconds
+        if _on_asyncio():  # the core's deadlines: one timer per loop, not one per attempt
             try:
-                outgoing = client.build_request(
-                    request.method,
-                    request.url,
-                    params=request.params or None,
-                    headers=request.headers,
-                    json=request.body,
-                    extensions={"timeout": self._timeouts},
-                )
-                response = await client.send(outgoing, stream=True)
-                try:
-                    ok = 200 <= response.status_code < 300
-                    limit = config.max_response_bytes
-                    reply = await receive(
-                        response, limit if ok else min(limit, ERROR_BODY_BYTES), truncate=not ok
-                    )
-                finally:
-                    await response.aclose()
-            except NetworkPolicyError as exc:
-                # The connect-time check (the transport is pinned): the name now resolves to an
-                # address the policy refuses, e.g. DNS rebinding since the check above, or it
-                # does not resolve at all. Never retried.
-                raise ToolError(str(exc), code=ErrorCode.DENIED) from None
-            except BodyTooLargeError as exc:
-                raise ToolError(
-                    f"{self._name}: the response of {request.method} {_where(request)} is "
-                    f"larger than {exc.limit} bytes, the most this tool reads; ask for less "
-                    "(a filter, a smaller page). The tool's max_response_bytes sets the limit.",
-                    details={"limit": exc.limit, "reason": "response_too_large"},
-                ) from None
-            except UnreadableEncodingError as exc:
-                raise ToolError(
-                    f"{self._name}: the service's answer cannot be read: {exc}",
-                    code=ErrorCode.PROTOCOL_ERROR,
-                ) from None
-            except httpx.TimeoutException as exc:
-                if isinstance(exc, httpx.ConnectTimeout):
-                    raise httpx.ConnectError(str(exc)) from exc
+                outgoing, reply = await within(timeout, self._exchange(request))
+            except Expired:
                 raise self._timeout(request) from None
-            except httpx.HTTPError as exc:
-                if isinstance(exc, httpx.ConnectError):
-                    raise
-                raise self._unreachable(request, exc) from None
-        if scope.cancelled_caught:
-            raise self._timeout(request)
+        else:
+            with anyio.CancelScope(deadline=anyio.current_time() + timeout) as scope:
+                outgoing, reply = await self._exchange(request)
+            if scope.cancelled_caught:
+                raise self._timeout(request)
         if wire_log_enabled():
             log_exchange(
                 "http",
@@ -264,6 +231,55 @@ class HttpTool(JsonSchemaTool):
                 secrets=self._secrets(),
             )
         return reply
+
+    async def _exchange(self, request: BuiltRequest) -> tuple[httpx.Request, Reply]:
+        """Send ``request`` and read its answer within the cap (the caller keeps the deadline)."""
+        config = self.config
+        client = self._client()
+        try:
+            outgoing = client.build_request(
+                request.method,
+                request.url,
+                params=request.params or None,
+                headers=request.headers,
+                json=request.body,
+                extensions={"timeout": self._timeouts},
+            )
+            response = await client.send(outgoing, stream=True)
+            try:
+                ok = 200 <= response.status_code < 300
+                limit = config.max_response_bytes
+                reply = await receive(
+                    response, limit if ok else min(limit, ERROR_BODY_BYTES), truncate=not ok
+                )
+            finally:
+                await response.aclose()
+        except NetworkPolicyError as exc:
+            # The connect-time check (the transport is pinned): the name now resolves to an
+            # address the policy refuses, e.g. DNS rebinding since the check above, or it
+            # does not resolve at all. Never retried.
+            raise ToolError(str(exc), code=ErrorCode.DENIED) from None
+        except BodyTooLargeError as exc:
+            raise ToolError(
+                f"{self._name}: the response of {request.method} {_where(request)} is "
+                f"larger than {exc.limit} bytes, the most this tool reads; ask for less "
+                "(a filter, a smaller page). The tool's max_response_bytes sets the limit.",
+                details={"limit": exc.limit, "reason": "response_too_large"},
+            ) from None
+        except UnreadableEncodingError as exc:
+            raise ToolError(
+                f"{self._name}: the service's answer cannot be read: {exc}",
+                code=ErrorCode.PROTOCOL_ERROR,
+            ) from None
+        except httpx.TimeoutException as exc:
+            if isinstance(exc, httpx.ConnectTimeout):
+                raise httpx.ConnectError(str(exc)) from exc
+            raise self._timeout(request) from None
+        except httpx.HTTPError as exc:
+            if isinstance(exc, httpx.ConnectError):
+                raise
+            raise self._unreachable(request, exc) from None
+        return outgoing, reply
 
     def _timeout(self, request: BuiltRequest) -> ToolError:
         return ToolError(
@@ -300,7 +316,7 @@ class HttpTool(JsonSchemaTool):
                 # A render may take up to its time limit: never on the event loop.
                 text = await anyio.to_thread.run_sync(self._template.render, data, arguments)
             else:
-                text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+                text = _JSON.encode(data)
             result = ToolResult(content=text, structured=data, tool=self._name)
         else:
             result = ToolResult(content=data, tool=self._name)
@@ -438,6 +454,13 @@ def _backoff(attempt: int) -> float:
 
 def _unresolved(exc: BaseException) -> bool:
     return isinstance(exc, HostNotFoundError) or "does not resolve" in str(exc)
+
+
+def _on_asyncio() -> bool:
+    try:
+        return asyncio.current_task() is not None
+    except RuntimeError:  # another event loop (trio)
+        return False
 
 
 def _is_address(host: str) -> bool:

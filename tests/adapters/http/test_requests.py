@@ -15,7 +15,7 @@ from starlette.routing import Route
 from adapters.http import HttpToolset
 from adapters.network import NetworkPolicy
 from tests.support.orders_service import Recorder, example_config, one_tool, serving
-from toolkit import ErrorCode, ToolContext, ToolRegistry
+from toolkit import CallOptions, ErrorCode, ToolContext, ToolRegistry
 
 pytestmark = pytest.mark.anyio
 
@@ -232,6 +232,19 @@ async def test_a_slow_service_is_a_timeout(base: str) -> None:
         result = await registry.call("t", {})
     assert result.code is ErrorCode.TIMEOUT
     assert "0.2 s" in result.content
+
+
+@pytest.mark.parametrize(("tool_s", "call_s", "said"), [(5.0, 0.2, "0.2 s"), (0.2, 5.0, "0.2 s")])
+async def test_the_calls_and_the_tools_deadlines_nest(
+    base: str, tool_s: float, call_s: float, said: str
+) -> None:
+    registry, toolset = registry_for(one_tool(base, endpoint="/slow", timeout_seconds=tool_s))
+    async with toolset:
+        result = await registry.call("t", {}, options=CallOptions(timeout=call_s))
+        after = await registry.call("t", {}, options=CallOptions(timeout=call_s))
+    assert result.code is ErrorCode.TIMEOUT, result.content
+    assert said in result.content
+    assert after.code is ErrorCode.TIMEOUT  # the loop's deadlines are left in order
 
 
 async def test_text_responses_stay_text(base: str) -> None:
