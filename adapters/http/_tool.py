@@ -82,9 +82,12 @@ class HttpTool(JsonSchemaTool):
         self._plan = RequestPlan(config)
         self._timeouts = httpx.Timeout(config.timeout_seconds).as_dict()
         # The endpoint's host is fixed (no placeholder may reach it). When it is an address,
-        # the frozen policy's verdict on it cannot change: once allowed, it is not asked again.
+        # the frozen policy's verdict on it cannot change: once allowed, it is not asked again
+        # (a subclass of the policy may decide otherwise, so it is asked every time).
         self._address_allowed = False
-        self._host_is_address = _is_address(urlsplit(config.endpoint).hostname or "")
+        self._host_is_address = type(network_policy) is NetworkPolicy and _is_address(
+            urlsplit(config.endpoint).hostname or ""
+        )
 
     @property
     def name(self) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from starlette.applications import Starlette
@@ -13,7 +13,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from adapters.http import HttpToolset
-from adapters.network import NetworkPolicy
+from adapters.network import NetworkPolicy, NetworkPolicyError
 from tests.support.orders_service import Recorder, example_config, one_tool, serving
 from toolkit import CallOptions, ErrorCode, ToolContext, ToolRegistry
 
@@ -394,3 +394,29 @@ async def test_a_denied_address_is_denied_on_every_call(base: str, recorder: Rec
         results = [await registry.call("t", {}) for _ in range(2)]
     assert [r.code for r in results] == [ErrorCode.DENIED, ErrorCode.DENIED]
     assert recorder.requests == []
+
+
+class _ClosingPolicy(NetworkPolicy):
+    """Allows the first request only: a policy whose verdict changes over time."""
+
+    asked: ClassVar[list[str]] = []
+
+    async def check(self, url: str, *, server: str = "") -> None:
+        self.asked.append(url)
+        if len(self.asked) > 1:
+            raise NetworkPolicyError(f"{server}: closed after the first request")
+        await super().check(url, server=server)
+
+
+async def test_a_policy_of_its_own_is_asked_at_every_call(base: str) -> None:
+    _ClosingPolicy.asked.clear()
+    toolset = HttpToolset.from_config(
+        one_tool(base, endpoint="/text"), network_policy=_ClosingPolicy()
+    )
+    registry = ToolRegistry()
+    toolset.register_into(registry)
+    async with toolset:
+        first, second = [await registry.call("t", {}) for _ in range(2)]
+    assert not first.is_error, first.content
+    assert second.code is ErrorCode.DENIED
+    assert "closed after the first request" in second.content
