@@ -410,7 +410,7 @@ def _masked(data: Any, secrets: list[str]) -> Any:
 
 
 def _decode(response: Reply) -> tuple[Any, bool]:
-    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    kind = response.content_type.split(";")[0].strip().lower()
     if kind == "application/json" or kind.endswith("+json"):
         try:
             return response.json(), True
