@@ -23,7 +23,7 @@ from adapters.http._request import BuiltRequest, RequestPlan
 from adapters.http._template import ResponseTemplate
 from adapters.network import HostNotFoundError, NetworkPolicy, NetworkPolicyError
 from toolkit import JsonSchemaTool
-from toolkit.calls.runtime import Expired, within
+from toolkit.calls.runtime import Expired, run_awaitable, within
 from toolkit.calls.spec import ToolAnnotations, ToolOptions, ToolSpec
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode, ToolError
@@ -316,8 +316,9 @@ class HttpTool(JsonSchemaTool):
             data = _masked(data, secrets)
         if is_json:
             if self._template is not None:
-                # A render may take up to its time limit: never on the event loop.
-                text = await anyio.to_thread.run_sync(self._template.render, data, arguments)
+                # A render may take up to its time limit: never on the event loop. A cancelled
+                # call leaves it to finish alone, within that limit.
+                text = await run_awaitable(self._template.render, data, arguments)
             else:
                 text = _JSON.encode(data)
             result = ToolResult(content=text, structured=data, tool=self._name)
