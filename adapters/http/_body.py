@@ -21,6 +21,7 @@ import httpx
 from adapters._decode import (
     ACCEPT_ENCODING,
     CORRUPT,
+    Decoder,
     UnreadableEncodingError,
     decoders_for,
     feed,
@@ -34,6 +35,7 @@ __all__ = [
     "Reply",
     "UnreadableEncodingError",
     "receive",
+    "receive_sync",
 ]
 
 #: The default cap on a response's decoded size.
@@ -112,11 +114,7 @@ async def receive(response: httpx.Response, limit: int, *, truncate: bool = Fals
         UnreadableEncodingError: An encoding that was not asked for, or a corrupt body.
         httpx.HTTPError: The connection failed while reading.
     """
-    encoding, length, kind = _fields(response)
-    decoders = decoders_for(encoding)
-    if not decoders and not truncate and length.isdigit() and int(length) > limit:
-        raise BodyTooLargeError(limit)
-    kept = _Kept(limit, truncate)
+    decoders, kept, kind = _start(response, limit, truncate)
     try:
         async for raw in response.aiter_raw():
             if kept.add(feed(decoders, raw)):
@@ -126,6 +124,37 @@ async def receive(response: httpx.Response, limit: int, *, truncate: bool = Fals
     except CORRUPT as exc:
         raise UnreadableEncodingError(f"the compressed body is corrupt ({exc})") from None
     return _reply(response, kept.parts, kind)
+
+
+def receive_sync(response: httpx.Response, limit: int, *, truncate: bool = False) -> Reply:
+    """:func:`receive` for a response of a blocking ``httpx.Client`` (the same rules).
+
+    Raises:
+        BodyTooLargeError: As :func:`receive`.
+        UnreadableEncodingError: As :func:`receive`.
+        httpx.HTTPError: As :func:`receive`.
+    """
+    decoders, kept, kind = _start(response, limit, truncate)
+    try:
+        for raw in response.iter_raw():
+            if kept.add(feed(decoders, raw)):
+                break
+        else:
+            kept.add(finish(decoders))
+    except CORRUPT as exc:
+        raise UnreadableEncodingError(f"the compressed body is corrupt ({exc})") from None
+    return _reply(response, kept.parts, kind)
+
+
+def _start(
+    response: httpx.Response, limit: int, truncate: bool
+) -> tuple[list[Decoder], _Kept, str]:
+    """The decoders, the empty count and the content type; a declared size past the cap fails."""
+    encoding, length, kind = _fields(response)
+    decoders = decoders_for(encoding)
+    if not decoders and not truncate and length.isdigit() and int(length) > limit:
+        raise BodyTooLargeError(limit)
+    return decoders, _Kept(limit, truncate), kind
 
 
 class _Kept:
