@@ -1,4 +1,4 @@
-"""The pooled client of HTTP endpoint tools: pinned, no redirects, no cookie jar."""
+"""The pooled clients of HTTP endpoint tools: pinned, no redirects, no cookie jar."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ from typing import Any
 
 import httpx
 
-from adapters._net import pinned_httpx_transport
+from adapters._net import pinned_httpx_sync_transport, pinned_httpx_transport
 from adapters.http._body import ACCEPT_ENCODING
 from adapters.network import NetworkPolicy
 
-__all__ = ["endpoint_client"]
+__all__ = ["endpoint_client", "endpoint_sync_client"]
 
 
 class _NoCookies(httpx.Cookies):
@@ -26,10 +26,10 @@ class _NoCookies(httpx.Cookies):
 _NONE = _NoCookies()
 
 
-class _CookielessClient(httpx.AsyncClient):
-    """An ``httpx.AsyncClient`` whose cookie jar is always empty."""
+class _NoJar:
+    """A client's cookie jar that is always empty (first in the client class's bases)."""
 
-    @property  # type: ignore[override]
+    @property
     def cookies(self) -> httpx.Cookies:
         """Always empty."""
         return _NONE
@@ -37,6 +37,14 @@ class _CookielessClient(httpx.AsyncClient):
     @cookies.setter
     def cookies(self, cookies: Any) -> None:
         """Ignored: the client keeps no cookies."""
+
+
+class _CookielessClient(_NoJar, httpx.AsyncClient):  # type: ignore[misc]
+    """An ``httpx.AsyncClient`` whose cookie jar is always empty."""
+
+
+class _CookielessSyncClient(_NoJar, httpx.Client):  # type: ignore[misc]
+    """An ``httpx.Client`` whose cookie jar is always empty."""
 
 
 def endpoint_client(policy: NetworkPolicy, *, server: str) -> httpx.AsyncClient:
@@ -55,6 +63,21 @@ def endpoint_client(policy: NetworkPolicy, *, server: str) -> httpx.AsyncClient:
     """
     return _CookielessClient(
         transport=pinned_httpx_transport(policy, server=server),
+        follow_redirects=False,
+        trust_env=False,
+        headers={"accept-encoding": ACCEPT_ENCODING},
+    )
+
+
+def endpoint_sync_client(policy: NetworkPolicy, *, server: str) -> httpx.Client:
+    """The blocking client one toolset shares across threads, under the rules above.
+
+    Every wait of a request sent within :func:`adapters._net.attempt_deadline` ends by
+    that deadline. ``policy`` must be a :class:`NetworkPolicy` itself (it judges blocking
+    lookups); a subclass's tools use the async client.
+    """
+    return _CookielessSyncClient(
+        transport=pinned_httpx_sync_transport(policy, server=server),
         follow_redirects=False,
         trust_env=False,
         headers={"accept-encoding": ACCEPT_ENCODING},
