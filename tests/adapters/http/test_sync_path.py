@@ -108,7 +108,7 @@ def test_a_calls_own_timeout_abandons_the_attempt_which_ends_at_the_tools_deadli
         one_tool(
             base,
             endpoint="/slow",
-            timeout_seconds=1.0,
+            timeout_seconds=3.0,
             parameters=[{"name": "seconds", "parameter_type": "number", "position": "query"}],
         )
     )
@@ -296,3 +296,22 @@ def test_a_pinned_http_tool_waits_inline_too(base: str, recorder: Recorder) -> N
         assert toolset._sync_client is not None and toolset._clients == {}
     assert not result.is_error, result.content
     assert recorder.last.query == "fail=0"
+
+
+def test_threads_share_the_blocking_client(base: str, recorder: Recorder) -> None:
+    registry, toolset = registry_for(one_tool(base, endpoint="/text"))
+    results: list[Any] = []
+
+    def caller() -> None:
+        results.extend(registry.call_sync("t", {}) for _ in range(5))
+
+    with toolset:
+        threads = [threading.Thread(target=caller) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert toolset._clients == {}
+    assert len(results) == 40
+    assert all(r.content == "plain words" for r in results), [r.content for r in results]
+    assert len(recorder.requests) == 40
