@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import logging
 import socket
+import subprocess
 import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, ClassVar
 
 import anyio
 import httpx
 import pytest
+import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
@@ -315,3 +318,39 @@ def test_threads_share_the_blocking_client(base: str, recorder: Recorder) -> Non
     assert len(results) == 40
     assert all(r.content == "plain words" for r in results), [r.content for r in results]
     assert len(recorder.requests) == 40
+
+
+def test_tls_certificates_are_still_verified(tmp_path: Path) -> None:
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(
+        [
+            *("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"),
+            *("-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(
+        _target_app(), log_level="warning", ssl_keyfile=str(key), ssl_certfile=str(cert)
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        limit = time.monotonic() + 20
+        while not server.started and time.monotonic() < limit:
+            time.sleep(0.01)
+        HITS.clear()
+        registry, toolset = registry_for({"t": {"endpoint": f"https://127.0.0.1:{port}/hit"}})
+        with toolset:
+            result = registry.call_sync("t", {})
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+    # A self-signed certificate: the handshake ran on the pinned connection, and failed.
+    assert result.code is ErrorCode.UNREACHABLE, result.content
+    assert HITS["target"] == 0
