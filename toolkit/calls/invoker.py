@@ -127,7 +127,7 @@ class Invoker:
         run right here (or in a worker thread when a timeout applies); other tools run on the
         shared background loop."""
         tool = self.tools.get(name)
-        if (tool is None or runs_inline(tool)) and (
+        if (tool is None or tool.runs == "sync" or runs_inline(tool)) and (
             _middleware_chain.inline(self.settings.middleware, options.middleware)
         ):
             return drive(self._pipeline(name, arguments, options, SYNC))  # type: ignore[no-any-return]
