@@ -82,6 +82,10 @@ class NetworkPolicy:
         """Raise :class:`NetworkPolicyError` if ``url`` is not an allowed target."""
         await self.addresses(urlsplit(url).hostname or "", server=server)
 
+    def check_sync(self, url: str, *, server: str = "") -> None:
+        """:meth:`check` for blocking code (see :meth:`addresses_sync`)."""
+        self.addresses_sync(urlsplit(url).hostname or "", server=server)
+
     async def addresses(self, host: str, *, server: str = "") -> list[str]:
         """The allowed addresses of ``host`` (connect to one of these, never to the name).
 
@@ -93,6 +97,34 @@ class NetworkPolicy:
                 is a name that a policy with ``resolve`` off cannot judge.
             HostNotFoundError: ``host`` does not resolve (no fallback to the name).
         """
+        host, label = self._named(host, server)
+        return self._allowed(host, await self._addresses(host), label)
+
+    def addresses_sync(self, host: str, *, server: str = "") -> list[str]:
+        """:meth:`addresses` for blocking code (a name is resolved in the calling thread).
+
+        The decision is the same; a subclass that overrides :meth:`addresses` is not asked
+        here, so blocking callers use this only with a policy of this very class.
+
+        Raises:
+            NetworkPolicyError: As :meth:`addresses`.
+            HostNotFoundError: As :meth:`addresses`.
+        """
+        host, label = self._named(host, server)
+        literal = _literal(host)
+        found = [literal] if literal is not None else _resolved(host) if self.resolve else []
+        return self._allowed(host, found, label)
+
+    async def _addresses(self, host: str) -> list[IPAddress]:
+        literal = _literal(host)
+        if literal is not None:
+            return [literal]
+        if not self.resolve:
+            return []
+        return await anyio.to_thread.run_sync(_resolved, host)
+
+    def _named(self, host: str, server: str) -> tuple[str, str]:
+        """``host`` in canonical form and who asks, or a denial that needs no lookup."""
         host = host.lower().strip("[]").rstrip(".")
         label = f"server {server!r}" if server else "the server"
         if not host:
@@ -101,7 +133,9 @@ class NetworkPolicy:
             raise NetworkPolicyError(
                 f"{label}: {host} is a cloud metadata address and is always denied"
             )
-        found = await self._addresses(host)
+        return host, label
+
+    def _allowed(self, host: str, found: list[IPAddress], label: str) -> list[str]:
         if not found:
             if self.resolve:
                 raise HostNotFoundError(f"{label}: the host name {host!r} does not resolve")
@@ -119,20 +153,17 @@ class NetworkPolicy:
                 )
         return [str(a) for a in found]
 
-    async def _addresses(self, host: str) -> list[IPAddress]:
-        literal = _literal(host)
-        if literal is not None:
-            return [literal]
-        if not self.resolve:
-            return []
-        try:
-            infos = await anyio.to_thread.run_sync(socket.getaddrinfo, host, None)
-        except (OSError, UnicodeError):
-            return []
-        return [_canonical(ipaddress.ip_address(str(info[4][0]).split("%")[0])) for info in infos]
-
     def _denial(self, address: IPAddress) -> str | None:
         return _judged(address, self.allow_loopback, self.allow_private, self.allow_link_local)
+
+
+def _resolved(host: str) -> list[IPAddress]:
+    """Every address ``host`` resolves to (none when it does not resolve)."""
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except (OSError, UnicodeError):
+        return []
+    return [_canonical(ipaddress.ip_address(str(info[4][0]).split("%")[0])) for info in infos]
 
 
 @functools.lru_cache(maxsize=1024)  # an address's standing never changes: judge it once

@@ -9,13 +9,24 @@ from toolkit.calls.spec import ToolSpec
 from toolkit.context import ToolContext
 from toolkit.result import ToolResult
 
-__all__ = ["ArgumentProblem", "InlineTool", "InvalidArguments", "Tool", "ToolRuns"]
+__all__ = [
+    "ArgumentProblem",
+    "InlineTool",
+    "InvalidArguments",
+    "Tool",
+    "ToolRuns",
+    "runs_inline",
+]
 
 #: How a tool runs, as the tool says through :attr:`Tool.runs`:
 #: ``"sync"`` a blocking local function (the sync entry point runs it in the caller's thread
 #: with :meth:`InlineTool.call_inline`, the async one in a worker thread); ``"async"`` a local
 #: coroutine on the caller's loop; ``"remote"`` a tool that waits on a peer and keeps its own
 #: deadlines (the registry's default timeout does not apply; the call's and the tool's do).
+#: A ``"remote"`` tool that can also wait for its peer in the calling thread, keeping its own
+#: deadlines there too, says so with a true ``waits_inline`` attribute and implements
+#: :meth:`InlineTool.call_inline`: the sync entry point then runs it as it runs a local sync
+#: function (see :func:`runs_inline`).
 ToolRuns = Literal["sync", "async", "remote"]
 
 ProblemKind = Literal["missing", "type", "value", "unknown", "injected", "other"]
@@ -88,3 +99,13 @@ class InlineTool(Tool, Protocol):
     def call_inline(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         """Run right here, blocking, with validated arguments."""
         ...
+
+
+def runs_inline(tool: Tool) -> bool:
+    """Whether the sync entry point may run ``tool`` with :meth:`InlineTool.call_inline`.
+
+    A local sync function may; so may a remote tool with a true ``waits_inline`` (it waits
+    for its peer in the calling thread and keeps its own deadlines; see :data:`ToolRuns`).
+    """
+    runs = tool.runs
+    return runs == "sync" or (runs == "remote" and getattr(tool, "waits_inline", False) is True)

@@ -21,6 +21,7 @@ import httpx
 from adapters._decode import (
     ACCEPT_ENCODING,
     CORRUPT,
+    Decoder,
     UnreadableEncodingError,
     decoders_for,
     feed,
@@ -34,6 +35,7 @@ __all__ = [
     "Reply",
     "UnreadableEncodingError",
     "receive",
+    "receive_sync",
 ]
 
 #: The default cap on a response's decoded size.
@@ -54,10 +56,17 @@ class BodyTooLargeError(Exception):
 
 @dataclass(slots=True)
 class Reply:
-    """A response read in full (within its cap): status, headers and the decoded body."""
+    """A response read in full (within its cap): status, headers and the decoded body.
+
+    Attributes:
+        response: The response (its body already read here).
+        content: The decoded body.
+        content_type: The ``Content-Type`` header (``""`` when absent).
+    """
 
     response: httpx.Response
     content: bytes
+    content_type: str = ""
 
     @property
     def status_code(self) -> int:
@@ -105,12 +114,7 @@ async def receive(response: httpx.Response, limit: int, *, truncate: bool = Fals
         UnreadableEncodingError: An encoding that was not asked for, or a corrupt body.
         httpx.HTTPError: The connection failed while reading.
     """
-    decoders = decoders_for(response.headers.get("content-encoding", ""))
-    if not decoders and not truncate:
-        length = response.headers.get("content-length", "")
-        if length.isdigit() and int(length) > limit:
-            raise BodyTooLargeError(limit)
-    kept = _Kept(limit, truncate)
+    decoders, kept, kind = _start(response, limit, truncate)
     try:
         async for raw in response.aiter_raw():
             if kept.add(feed(decoders, raw)):
@@ -119,7 +123,38 @@ async def receive(response: httpx.Response, limit: int, *, truncate: bool = Fals
             kept.add(finish(decoders))
     except CORRUPT as exc:
         raise UnreadableEncodingError(f"the compressed body is corrupt ({exc})") from None
-    return _reply(response, kept.parts)
+    return _reply(response, kept.parts, kind)
+
+
+def receive_sync(response: httpx.Response, limit: int, *, truncate: bool = False) -> Reply:
+    """:func:`receive` for a response of a blocking ``httpx.Client`` (the same rules).
+
+    Raises:
+        BodyTooLargeError: As :func:`receive`.
+        UnreadableEncodingError: As :func:`receive`.
+        httpx.HTTPError: As :func:`receive`.
+    """
+    decoders, kept, kind = _start(response, limit, truncate)
+    try:
+        for raw in response.iter_raw():
+            if kept.add(feed(decoders, raw)):
+                break
+        else:
+            kept.add(finish(decoders))
+    except CORRUPT as exc:
+        raise UnreadableEncodingError(f"the compressed body is corrupt ({exc})") from None
+    return _reply(response, kept.parts, kind)
+
+
+def _start(
+    response: httpx.Response, limit: int, truncate: bool
+) -> tuple[list[Decoder], _Kept, str]:
+    """The decoders, the empty count and the content type; a declared size past the cap fails."""
+    encoding, length, kind = _fields(response)
+    decoders = decoders_for(encoding)
+    if not decoders and not truncate and length.isdigit() and int(length) > limit:
+        raise BodyTooLargeError(limit)
+    return decoders, _Kept(limit, truncate), kind
 
 
 class _Kept:
@@ -150,5 +185,21 @@ class _Kept:
         return False
 
 
-def _reply(response: httpx.Response, parts: list[bytes]) -> Reply:
-    return Reply(response, parts[0] if len(parts) == 1 else b"".join(parts))
+def _reply(response: httpx.Response, parts: list[bytes], kind: str) -> Reply:
+    return Reply(response, parts[0] if len(parts) == 1 else b"".join(parts), kind)
+
+
+#: The headers :func:`receive` reads, by lower-cased name, and their place in its answer.
+_FIELDS = {b"content-encoding": 0, b"content-length": 1, b"content-type": 2}
+
+
+def _fields(response: httpx.Response) -> tuple[str, str, str]:
+    """``Content-Encoding``, ``Content-Length`` and ``Content-Type`` in one pass over the
+    headers (a repeated header's values joined by ``", "``, as ``Headers.get`` joins them)."""
+    found: tuple[list[str], list[str], list[str]] = ([], [], [])
+    for key, value in response.headers.raw:
+        slot = _FIELDS.get(key.lower())
+        if slot is not None:
+            found[slot].append(value.decode("latin-1"))
+    encoding, length, kind = found
+    return ", ".join(encoding), ", ".join(length), ", ".join(kind)

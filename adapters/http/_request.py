@@ -8,16 +8,19 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
+from adapters._env_vars import VAR_PATTERN
 from adapters.http._config import HttpToolConfig, expand
 from toolkit.catalog.path_values import path_value_problem
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode, ToolError
 
-__all__ = ["BuiltRequest", "build_request"]
+__all__ = ["BuiltRequest", "RequestPlan", "build_request"]
 
 MAX_HEADER_BYTES = 8192
 #: Anything but visible ASCII, space and tab.
 _BAD_HEADER_CHAR = re.compile(r"[^\t\x20-\x7e]")
+#: A path value that needs no quoting and cannot leave its segment (except "." and "..").
+_PLAIN_SEGMENT = re.compile(r"[A-Za-z0-9._~-]+")
 #: Methods whose ``body`` parameters go into the query string.
 _NO_BODY = frozenset({"GET", "HEAD", "DELETE"})
 
@@ -33,59 +36,94 @@ class BuiltRequest:
     body: dict[str, Any] | None = None
 
 
+class RequestPlan:
+    """What a call's request is made of, worked out once from the config (when the tool is built).
+
+    Every call fills the same endpoint, parameters and headers; only the values change. The
+    plan keeps each parameter's position (a ``body`` parameter of a GET goes to the query), and
+    the fixed and auth headers ready-made when they reference no environment variable (a
+    ``${VAR}`` is still expanded at every call, so a rotated credential is sent at once).
+
+    Args:
+        config: The endpoint's config (checked by the toolset at load time).
+    """
+
+    __slots__ = ("_config", "_fixed", "endpoint", "method", "steps")
+
+    def __init__(self, config: HttpToolConfig) -> None:
+        self._config = config
+        self.method = method = config.verb
+        self.endpoint = config.endpoint
+        self.steps: tuple[tuple[str, str, str | None, Any], ...] = tuple(
+            (
+                p.name,
+                "query" if p.position == "body" and method in _NO_BODY else p.position,
+                p.context_key,
+                p.default_value,
+            )
+            for p in config.parameters
+        )
+        variable = any(VAR_PATTERN.search(t) for t in (*config.headers.values(), config.auth.token))
+        self._fixed = None if variable else self._headers()
+
+    @property
+    def static(self) -> bool:
+        """Whether the headers reference no environment variable (then nothing is a secret)."""
+        return self._fixed is not None
+
+    def _headers(self) -> dict[str, str]:
+        config = self._config
+        return {**{k: expand(v) for k, v in config.headers.items()}, **config.auth.headers()}
+
+    def build(self, arguments: dict[str, Any], context: ToolContext) -> BuiltRequest:
+        """Fill the endpoint, query, headers and body from ``arguments`` and ``context``.
+
+        Raises:
+            ToolError: ``INVALID_PARAMS`` for a path value that would leave its segment (``.``,
+                ``..``, ``../``) or a header value with a control character, non-ASCII text, or
+                over 8 KB; a context-bound parameter whose key the context does not carry.
+        """
+        url = self.endpoint
+        params: list[tuple[str, str | int | float | bool | None]] = []
+        fixed = self._fixed
+        headers = dict(fixed) if fixed is not None else self._headers()
+        body: dict[str, Any] = {}
+        for name, position, key, default in self.steps:
+            if key is not None:
+                if key not in context.values:
+                    raise ToolError(
+                        f"parameter {name!r} comes from the call context key {key!r}, which "
+                        "this call does not carry; pass it in the context",
+                        code=ErrorCode.INVALID_PARAMS,
+                    )
+                value = context.values[key]
+            elif name in arguments:
+                value = arguments[name]
+            elif default is not None:
+                value = default
+            else:
+                continue
+            if position == "path":
+                url = url.replace("{" + name + "}", _path_segment(name, value))
+            elif position == "query":
+                params.extend((name, v) for v in _query_values(value))
+            elif position == "header":  # a parameter's header wins over a fixed one
+                headers[name] = _header_value(name, _scalar(value))
+            else:
+                body[name] = value
+        return BuiltRequest(self.method, url, params, headers, body or None)
+
+
 def build_request(
     config: HttpToolConfig, arguments: dict[str, Any], context: ToolContext
 ) -> BuiltRequest:
-    """Fill the endpoint, query, headers and body from ``arguments`` and ``context``.
-
-    Raises:
-        ToolError: ``INVALID_PARAMS`` for a path value that would leave its segment (``.``,
-            ``..``, ``../``) or a header value with a control character, non-ASCII text, or
-            over 8 KB.
-    """
-    method = config.verb
-    url = config.endpoint
-    request = BuiltRequest(method=method, url=url)
-    body: dict[str, Any] = {}
-    for param in config.parameters:
-        key = param.context_key
-        if key is not None:
-            if key not in context.values:
-                raise ToolError(
-                    f"parameter {param.name!r} comes from the call context key {key!r}, which "
-                    "this call does not carry; pass it in the context",
-                    code=ErrorCode.INVALID_PARAMS,
-                )
-            value = context.values[key]
-        elif param.name in arguments:
-            value = arguments[param.name]
-        elif param.default_value is not None:
-            value = param.default_value
-        else:
-            continue
-        position = param.position
-        if position == "body" and method in _NO_BODY:
-            position = "query"
-        if position == "path":
-            url = url.replace("{" + param.name + "}", _path_segment(param.name, value))
-        elif position == "query":
-            request.params.extend((param.name, v) for v in _query_values(value))
-        elif position == "header":
-            request.headers[param.name] = _header_value(param.name, _scalar(value))
-        else:
-            body[param.name] = value
-    request.url = url
-    fixed = {k: expand(v) for k, v in config.headers.items()}
-    request.headers = {**fixed, **config.auth.headers(), **request.headers}
-    if body:
-        request.body = body
-    elif method in _NO_BODY:
-        # A GET with no body needs no Content-Type; keep what the config says otherwise.
-        pass
-    return request
+    """:meth:`RequestPlan.build` for a config planned on the spot (a tool keeps its plan)."""
+    return RequestPlan(config).build(arguments, context)
 
 
 def _scalar(value: Any) -> str:
+    if type(value) is str:
+        return value
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
@@ -103,6 +141,8 @@ def _query_values(value: Any) -> list[str]:
 
 def _path_segment(name: str, value: Any) -> str:
     text = _scalar(value)
+    if _PLAIN_SEGMENT.fullmatch(text) and text not in (".", ".."):
+        return text  # unreserved characters only: quoting keeps it, and the rule holds
     problem = path_value_problem(text, segment=False)
     if problem is not None:
         raise ToolError(

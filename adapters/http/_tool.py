@@ -2,24 +2,44 @@
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
 import json
 import random
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from functools import cached_property
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 import httpx
 
-from adapters.http._body import BodyTooLargeError, Reply, UnreadableEncodingError, receive
+from adapters._net import attempt_deadline
+from adapters.http._answers import (
+    RETRY_STATUSES,
+    decode,
+    exchange_failure,
+    mask_text,
+    masked,
+    retry_after,
+    timed_out,
+    unreachable,
+)
+from adapters.http._answers import status_error as _status_error
+from adapters.http._body import (
+    BodyTooLargeError,
+    Reply,
+    UnreadableEncodingError,
+    receive,
+    receive_sync,
+)
 from adapters.http._config import IDEMPOTENT, HttpToolConfig
-from adapters.http._request import BuiltRequest, build_request
+from adapters.http._request import BuiltRequest, RequestPlan
 from adapters.http._template import ResponseTemplate
 from adapters.network import HostNotFoundError, NetworkPolicy, NetworkPolicyError
 from toolkit import JsonSchemaTool
+from toolkit.calls.runtime import Expired, run_awaitable, run_sync, within
 from toolkit.calls.spec import ToolAnnotations, ToolOptions, ToolSpec
 from toolkit.context import ToolContext
 from toolkit.errors import ErrorCode, ToolError
@@ -28,15 +48,14 @@ from toolkit.result import ToolResult
 
 __all__ = ["HttpTool"]
 
-#: Statuses worth a retry (with an idempotent method).
-RETRY_STATUSES = frozenset({429, 502, 503, 504})
-MAX_ERROR_TEXT = 500
 #: The most read of a non-2xx body (its message is cut to MAX_ERROR_TEXT anyway).
 ERROR_BODY_BYTES = 64 * 1024
-MAX_RETRY_AFTER = 30.0
 _BACKOFF = 0.2
 
 ClientFactory = Callable[[], httpx.AsyncClient]
+SyncClientFactory = Callable[[], httpx.Client]
+#: A JSON answer as the model reads it (compact, Unicode kept); built once, not per call.
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 class HttpTool(JsonSchemaTool):
@@ -53,6 +72,10 @@ class HttpTool(JsonSchemaTool):
         network_policy: Checked for every request before it is sent.
         template: The compiled response template (``None``: JSON as JSON text).
         source: Where the tool came from, for its spec (a file, an OpenAPI document).
+        sync_client: Returns the pooled blocking ``httpx.Client`` (from
+            ``adapters.http._client.endpoint_sync_client``): with it, :meth:`call_inline`
+            sends from the calling thread. Used only with a policy of the
+            :class:`NetworkPolicy` class itself (a subclass judges in async code).
     """
 
     def __init__(
@@ -64,13 +87,26 @@ class HttpTool(JsonSchemaTool):
         network_policy: NetworkPolicy,
         template: ResponseTemplate | None = None,
         source: str = "",
+        sync_client: SyncClientFactory | None = None,
     ) -> None:
         self._name = name
         self.config = config
         self._client = client
+        self._given_sync_client = sync_client
+        stock = type(network_policy) is NetworkPolicy
+        self._sync_client = sync_client if stock else None
         self._policy = network_policy
         self._template = template
         self._source = source or f"http:{config.verb} {config.endpoint}"
+        # Worked out once: what every call sends, and its per-read timeouts (the total
+        # deadline is the attempt's cancel scope).
+        self._plan = RequestPlan(config)
+        self._timeouts = httpx.Timeout(config.timeout_seconds).as_dict()
+        # The endpoint's host is fixed (no placeholder may reach it). When it is an address,
+        # the frozen policy's verdict on it cannot change: once allowed, it is not asked again
+        # (a subclass of the policy may decide otherwise, so it is asked every time).
+        self._address_allowed = False
+        self._host_is_address = stock and _is_address(urlsplit(config.endpoint).hostname or "")
 
     @property
     def name(self) -> str:
@@ -123,7 +159,16 @@ class HttpTool(JsonSchemaTool):
             network_policy=self._policy,
             template=self._template,
             source=self._source,
+            sync_client=self._given_sync_client,
         )
+
+    @property
+    def waits_inline(self) -> bool:
+        """Whether :meth:`call_inline` sends from the calling thread (``call_sync`` runs it).
+
+        True with a blocking client and the stock policy; else ``call_sync`` runs :meth:`call`.
+        """
+        return self._sync_client is not None
 
     async def call(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         """Send the request (with retries where safe) and turn the response into a result.
@@ -136,52 +181,109 @@ class HttpTool(JsonSchemaTool):
                 ``EXECUTION_ERROR`` (other non-2xx statuses, with the server's text; an answer
                 larger than ``max_response_bytes``).
         """
-        request = build_request(self.config, arguments, context)
-        try:
-            await self._policy.check(request.url, server=self._name)
-        except NetworkPolicyError as exc:
-            raise ToolError(str(exc), code=ErrorCode.DENIED) from None
-        except HostNotFoundError as exc:
-            raise self._unreachable(request, exc) from None
-        response = await self._send_with_retries(request, context)
-        return await self._result(response, context, arguments)
+        request = self._plan.build(arguments, context)
+        if not self._address_allowed:
+            try:
+                await self._policy.check(request.url, server=self._name)
+            except (NetworkPolicyError, HostNotFoundError) as exc:
+                raise self._refused(request, exc) from None
+            self._address_allowed = self._host_is_address
+        attempts = self._attempts
+        for attempt in range(1, attempts + 1):
+            try:
+                outcome: Reply | httpx.ConnectError = await self._send(request)
+            except httpx.ConnectError as exc:
+                outcome = exc
+            retry = self._retry(request, outcome, attempt, attempts)
+            if retry is None:
+                assert isinstance(outcome, Reply)
+                return await self._result(outcome, context, arguments)
+            await context.log("warning", retry[0], logger="toolkit.http")
+            await anyio.sleep(retry[1])
+        raise AssertionError("unreachable")  # pragma: no cover - the last attempt returns
+
+    def call_inline(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        """:meth:`call`, blocking in the calling thread: the same request, rules and failures.
+
+        Every wait of an attempt (a pooled connection, connect, send, each read of the body)
+        ends by the attempt's total deadline: the socket's own timeouts are cut to what is
+        left of it (``adapters._net``), so no watcher thread is needed to keep it.
+
+        Raises:
+            ToolError: As :meth:`call`.
+        """
+        if self._sync_client is None:  # a policy of one's own judges in async code
+            return run_sync(self.call, arguments, context)
+        request = self._plan.build(arguments, context)
+        if not self._address_allowed:
+            try:
+                self._policy.check_sync(request.url, server=self._name)
+            except (NetworkPolicyError, HostNotFoundError) as exc:
+                raise self._refused(request, exc) from None
+            self._address_allowed = self._host_is_address
+        attempts = self._attempts
+        for attempt in range(1, attempts + 1):
+            try:
+                outcome: Reply | httpx.ConnectError = self._send_sync(request)
+            except httpx.ConnectError as exc:
+                outcome = exc
+            retry = self._retry(request, outcome, attempt, attempts)
+            if retry is None:
+                assert isinstance(outcome, Reply)
+                data, is_json = self._answer(outcome)
+                text = None
+                if is_json:
+                    template = self._template
+                    text = (
+                        _JSON.encode(data) if template is None else template.render(data, arguments)
+                    )
+                return self._made(data, text, context)
+            context.log_sync("warning", retry[0], logger="toolkit.http")
+            time.sleep(retry[1])
+        raise AssertionError("unreachable")  # pragma: no cover - the last attempt returns
 
     @property
-    def _may_retry(self) -> bool:
-        return self.config.verb in IDEMPOTENT or self.config.retry_non_idempotent
+    def _attempts(self) -> int:
+        config = self.config
+        may_retry = config.verb in IDEMPOTENT or config.retry_non_idempotent
+        return 1 + (config.retry_count if may_retry else 0)
 
-    async def _send_with_retries(self, request: BuiltRequest, context: ToolContext) -> Reply:
-        attempts = 1 + (self.config.retry_count if self._may_retry else 0)
-        for attempt in range(1, attempts + 1):
-            last = attempt == attempts
-            try:
-                response = await self._send(request)
-            except httpx.ConnectError as exc:
-                if last:
-                    raise self._unreachable(request, exc) from None
-                await self._retrying(context, "no connection", _backoff(attempt), attempt, attempts)
-                continue
-            if response.status_code in RETRY_STATUSES and not last:
-                wait = _retry_after(response)
-                delay = _backoff(attempt) if wait is None else wait
-                await self._retrying(
-                    context, f"HTTP {response.status_code}", delay, attempt, attempts
-                )
-                continue
-            return response
-        raise AssertionError("unreachable")  # pragma: no cover - the loop always returns
+    def _refused(
+        self, request: BuiltRequest, exc: NetworkPolicyError | HostNotFoundError
+    ) -> ToolError:
+        if isinstance(exc, HostNotFoundError):
+            return self._unreachable(request, exc)
+        return ToolError(str(exc), code=ErrorCode.DENIED)
 
-    async def _retrying(
-        self, context: ToolContext, why: str, delay: float, attempt: int, attempts: int
-    ) -> None:
-        """Tell the caller (its log, a LangGraph run's stream) why the call takes longer."""
-        await context.log(
-            "warning",
+    def _retry(
+        self,
+        request: BuiltRequest,
+        outcome: Reply | httpx.ConnectError,
+        attempt: int,
+        attempts: int,
+    ) -> tuple[str, float] | None:
+        """What to tell the caller and how long to wait before the next attempt; ``None``:
+        ``outcome`` is the answer.
+
+        Raises:
+            ToolError: ``UNREACHABLE``: no connection at the last attempt.
+        """
+        last = attempt == attempts
+        if isinstance(outcome, httpx.ConnectError):
+            if last:
+                raise self._unreachable(request, outcome)
+            why, delay = "no connection", _backoff(attempt)
+        elif outcome.status_code in RETRY_STATUSES and not last:
+            wait = retry_after(outcome)
+            why = f"HTTP {outcome.status_code}"
+            delay = _backoff(attempt) if wait is None else wait
+        else:
+            return None
+        return (
             f"{why} from {self.config.verb} {self._name}; retrying in {delay:.1f} s "
             f"(attempt {attempt + 1} of {attempts})",
-            logger="toolkit.http",
+            delay,
         )
-        await anyio.sleep(delay)
 
     async def _send(self, request: BuiltRequest) -> Reply:
         """One attempt, within its deadline and its cap.
@@ -191,55 +293,87 @@ class HttpTool(JsonSchemaTool):
         timeout; a service that drips its answer is cut off at the deadline. The body is
         read within ``max_response_bytes`` decoded bytes (see ``adapters.http._body``).
         """
-        config = self.config
-        client = self._client()
         started = time.perf_counter()
-        with anyio.CancelScope(deadline=anyio.current_time() + config.timeout_seconds) as scope:
+        timeout = self.config.timeout_seconds
+        if _on_asyncio():  # the core's deadlines: one timer per loop, not one per attempt
             try:
-                outgoing = client.build_request(
-                    request.method,
-                    request.url,
-                    params=request.params or None,
-                    headers=request.headers,
-                    json=request.body,
-                    timeout=config.timeout_seconds,
-                )
-                response = await client.send(outgoing, stream=True)
-                try:
-                    ok = 200 <= response.status_code < 300
-                    limit = config.max_response_bytes
-                    reply = await receive(
-                        response, limit if ok else min(limit, ERROR_BODY_BYTES), truncate=not ok
-                    )
-                finally:
-                    await response.aclose()
-            except NetworkPolicyError as exc:
-                # The connect-time check (the transport is pinned): the name now resolves to an
-                # address the policy refuses, e.g. DNS rebinding since the check above, or it
-                # does not resolve at all. Never retried.
-                raise ToolError(str(exc), code=ErrorCode.DENIED) from None
-            except BodyTooLargeError as exc:
-                raise ToolError(
-                    f"{self._name}: the response of {request.method} {_where(request)} is "
-                    f"larger than {exc.limit} bytes, the most this tool reads; ask for less "
-                    "(a filter, a smaller page). The tool's max_response_bytes sets the limit.",
-                    details={"limit": exc.limit, "reason": "response_too_large"},
-                ) from None
-            except UnreadableEncodingError as exc:
-                raise ToolError(
-                    f"{self._name}: the service's answer cannot be read: {exc}",
-                    code=ErrorCode.PROTOCOL_ERROR,
-                ) from None
-            except httpx.TimeoutException as exc:
-                if isinstance(exc, httpx.ConnectTimeout):
-                    raise httpx.ConnectError(str(exc)) from exc
+                outgoing, reply = await within(timeout, self._exchange(request))
+            except Expired:
                 raise self._timeout(request) from None
+        else:
+            with anyio.CancelScope(deadline=anyio.current_time() + timeout) as scope:
+                outgoing, reply = await self._exchange(request)
+            if scope.cancelled_caught:
+                raise self._timeout(request)
+        self._log_wire(request, outgoing, reply, started)
+        return reply
+
+    async def _exchange(self, request: BuiltRequest) -> tuple[httpx.Request, Reply]:
+        """Send ``request`` and read its answer within the cap (the caller keeps the deadline)."""
+        client = self._client()
+        try:
+            outgoing = self._outgoing(client, request)
+            response = await client.send(outgoing, stream=True)
+            try:
+                limit, cut = self._cap(response)
+                reply = await receive(response, limit, truncate=cut)
+            finally:
+                await response.aclose()
+        except (NetworkPolicyError, BodyTooLargeError, UnreadableEncodingError) as exc:
+            raise self._failure(request, exc) from None
+        except httpx.HTTPError as exc:
+            raise self._failure(request, exc) from None
+        return outgoing, reply
+
+    def _send_sync(self, request: BuiltRequest) -> Reply:
+        """:meth:`_send` from the calling thread: every wait ends by the attempt's deadline."""
+        started = time.perf_counter()
+        client = self._sync_client()  # type: ignore[misc]  # call_inline checked it
+        with attempt_deadline(self.config.timeout_seconds) as deadline:
+            try:
+                outgoing = self._outgoing(client, request)
+                response = client.send(outgoing, stream=True)
+                try:
+                    limit, cut = self._cap(response)
+                    reply = receive_sync(response, limit, truncate=cut)
+                finally:
+                    response.close()
+            except (NetworkPolicyError, BodyTooLargeError, UnreadableEncodingError) as exc:
+                raise self._failure(request, exc) from None
             except httpx.HTTPError as exc:
-                if isinstance(exc, httpx.ConnectError):
-                    raise
-                raise self._unreachable(request, exc) from None
-        if scope.cancelled_caught:
-            raise self._timeout(request)
+                expired = time.monotonic() >= deadline - 0.001
+                raise self._failure(request, exc, expired=expired) from None
+        self._log_wire(request, outgoing, reply, started)
+        return reply
+
+    def _outgoing(
+        self, client: httpx.Client | httpx.AsyncClient, request: BuiltRequest
+    ) -> httpx.Request:
+        return client.build_request(
+            request.method,
+            request.url,
+            params=request.params or None,
+            headers=request.headers,
+            json=request.body,
+            extensions={"timeout": self._timeouts},
+        )
+
+    def _cap(self, response: httpx.Response) -> tuple[int, bool]:
+        """How much of ``response`` is read, and whether the rest is cut instead of failing."""
+        ok = 200 <= response.status_code < 300
+        limit = self.config.max_response_bytes
+        return (limit, False) if ok else (min(limit, ERROR_BODY_BYTES), True)
+
+    def _failure(
+        self, request: BuiltRequest, exc: Exception, *, expired: bool = False
+    ) -> Exception:
+        return exchange_failure(
+            self._name, request, exc, expired=expired, seconds=self.config.timeout_seconds
+        )
+
+    def _log_wire(
+        self, request: BuiltRequest, outgoing: httpx.Request, reply: Reply, started: float
+    ) -> None:
         if wire_log_enabled():
             log_exchange(
                 "http",
@@ -249,98 +383,58 @@ class HttpTool(JsonSchemaTool):
                 duration_ms=(time.perf_counter() - started) * 1000,
                 request_body=outgoing.content or None,
                 response_body=reply.content,
-                secrets=config.secrets(),
+                secrets=self._secrets(),
             )
-        return reply
 
     def _timeout(self, request: BuiltRequest) -> ToolError:
-        return ToolError(
-            f"{self._name}: {request.method} {_where(request)} did not answer in full within "
-            f"{self.config.timeout_seconds:g} s; try again later or ask for less",
-            code=ErrorCode.TIMEOUT,
-        )
+        return timed_out(self._name, request, self.config.timeout_seconds)
 
     def _unreachable(self, request: BuiltRequest, exc: Exception) -> ToolError:
-        why = "its host name does not resolve" if _unresolved(exc) else type(exc).__name__
-        return ToolError(
-            f"{self._name}: could not reach {_where(request)} ({why}); "
-            "the service may be down, try again later",
-            code=ErrorCode.UNREACHABLE,
-        )
+        return unreachable(self._name, request, exc)
 
     async def _result(
         self, response: Reply, context: ToolContext, arguments: dict[str, Any]
     ) -> ToolResult:
-        """The result the model sees: a 2xx body is masked like an error body.
+        data, is_json = self._answer(response)
+        text = None
+        if is_json:
+            if self._template is not None:
+                # A render may take up to its time limit: never on the event loop. A cancelled
+                # call leaves it to finish alone, within that limit.
+                text = await run_awaitable(self._template.render, data, arguments)
+            else:
+                text = _JSON.encode(data)
+        return self._made(data, text, context)
+
+    def _answer(self, response: Reply) -> tuple[Any, bool]:
+        """The answer's data (and whether it is JSON), or its status's failure.
 
         Rule: a configured secret (an API key the tool sends) never reaches the model, whether
         the service echoes it in an error or in a successful answer.
         """
-        status = response.status_code
-        if not 200 <= status < 300:
-            raise self._status_error(response)
-        data, is_json = _decode(response)
-        secrets = self.config.secrets()
+        if not 200 <= response.status_code < 300:
+            raise _status_error(self._name, response, self._secrets())
+        data, is_json = decode(response)
+        secrets = self._secrets()
         if secrets and any(s.encode() in response.content for s in secrets):
-            data = _masked(data, secrets)
-        if is_json:
-            if self._template is not None:
-                # A render may take up to its time limit: never on the event loop.
-                text = await anyio.to_thread.run_sync(self._template.render, data, arguments)
-            else:
-                text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-            result = ToolResult(content=text, structured=data, tool=self._name)
-        else:
+            data = masked(data, secrets)
+        return data, is_json
+
+    def _made(self, data: Any, text: str | None, context: ToolContext) -> ToolResult:
+        """The result: ``text`` of JSON ``data`` (``None``: ``data`` is the text)."""
+        if text is None:
             result = ToolResult(content=data, tool=self._name)
+        else:
+            result = ToolResult(content=text, structured=data, tool=self._name)
         result.call_id = context.call_id
         return result
 
-    def _status_error(self, response: Reply) -> ToolError:
-        status = response.status_code
-        text = self._mask(_error_text(response))
-        said = f": {text}" if text else ""
-        head = f"{self._name}: the service answered HTTP {status} {response.reason_phrase}{said}"
-        details = {"status": status}
-        if status in (401, 403):
-            return ToolError(
-                f"{head}. The credentials were refused; this is not fixed by retrying "
-                "(check the tool's auth or token).",
-                code=ErrorCode.AUTH_FAILED,
-                details=details,
-            )
-        if status == 404:
-            return ToolError(
-                f"{head}. Nothing exists at that address; check the identifiers you passed.",
-                details=details,
-            )
-        if status in (409, 422):
-            what = "conflicts with the current state" if status == 409 else "was rejected"
-            return ToolError(
-                f"{head}. The request {what}; change the arguments rather than retrying.",
-                code=ErrorCode.INVALID_PARAMS if status == 422 else ErrorCode.EXECUTION_ERROR,
-                details=details,
-            )
-        if status == 429:
-            wait = _retry_after(response)
-            after = f" after {wait:g} s" if wait is not None else " later"
-            return ToolError(
-                f"{head}. Too many requests; try again{after}.",
-                retryable=True,
-                details={**details, "retry_after": wait},
-            )
-        if status >= 500:
-            return ToolError(
-                f"{head}. The service failed; try again later.",
-                code=ErrorCode.UNREACHABLE
-                if status in RETRY_STATUSES
-                else ErrorCode.EXECUTION_ERROR,
-                retryable=status in RETRY_STATUSES,
-                details=details,
-            )
-        return ToolError(f"{head}.", details=details)
+    def _secrets(self) -> list[str]:
+        """The values to mask: none when no header references a variable (known at build)."""
+        return [] if self._plan.static else self.config.secrets()
 
     def _mask(self, text: str) -> str:
-        return _mask_text(text, self.config.secrets())
+        return mask_text(text, self._secrets())
 
     def view_facts(self) -> list[tuple[str, str]]:
         """The request a call sends, for the notebook view (secrets masked)."""
@@ -357,72 +451,21 @@ class HttpTool(JsonSchemaTool):
         return f"HttpTool({self._name!r}, {self.config.verb} {self.config.endpoint!r})"
 
 
-def _mask_text(text: str, secrets: list[str]) -> str:
-    for secret in secrets:
-        text = text.replace(secret, "***")
-    return text
-
-
-def _masked(data: Any, secrets: list[str]) -> Any:
-    """``data`` (JSON or text) with every secret replaced by ``***``, keys and values alike."""
-    if isinstance(data, str):
-        return _mask_text(data, secrets)
-    if isinstance(data, list):
-        return [_masked(v, secrets) for v in data]
-    if isinstance(data, dict):
-        return {_mask_text(str(k), secrets): _masked(v, secrets) for k, v in data.items()}
-    return data
-
-
-def _decode(response: Reply) -> tuple[Any, bool]:
-    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
-    if kind == "application/json" or kind.endswith("+json"):
-        try:
-            return response.json(), True
-        except ValueError:
-            return response.text, False
-    return response.text, False
-
-
-def _error_text(response: Reply) -> str:
-    data, is_json = _decode(response)
-    if is_json and isinstance(data, dict):
-        for key in ("detail", "message", "error", "error_description", "title"):
-            if key in data:
-                value = data[key]
-                text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-                break
-        else:
-            text = json.dumps(data, ensure_ascii=False)
-    else:
-        text = response.text if not is_json else json.dumps(data, ensure_ascii=False)
-    text = " ".join(text.split())
-    return text if len(text) <= MAX_ERROR_TEXT else text[: MAX_ERROR_TEXT - 1] + "…"
-
-
-def _retry_after(response: Reply) -> float | None:
-    value = response.headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            moment = parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        seconds = (moment - datetime.now(UTC)).total_seconds()
-    return max(0.0, min(seconds, MAX_RETRY_AFTER))
-
-
 def _backoff(attempt: int) -> float:
     delay: float = min(_BACKOFF * 2.0 ** (attempt - 1), 5.0)
     return delay * (0.5 + random.random() / 2)
 
 
-def _unresolved(exc: BaseException) -> bool:
-    return isinstance(exc, HostNotFoundError) or "does not resolve" in str(exc)
+def _on_asyncio() -> bool:
+    try:
+        return asyncio.current_task() is not None
+    except RuntimeError:  # another event loop (trio)
+        return False
 
 
-def _where(request: BuiltRequest) -> str:
-    return request.url.split("?")[0]
+def _is_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Mapping
 from html import escape
 from pathlib import Path
@@ -12,8 +13,7 @@ from typing import Any
 import httpx
 import yaml
 
-from adapters._net import pinned_httpx_transport
-from adapters.http._body import ACCEPT_ENCODING
+from adapters.http._client import endpoint_client, endpoint_sync_client
 from adapters.http._config import HttpConfigError, HttpToolConfig, parse_tool_configs
 from adapters.http._template import ResponseTemplate
 from adapters.http._tool import HttpTool
@@ -51,6 +51,8 @@ class HttpToolset(BaseToolset):
         self.network_policy = network_policy or NetworkPolicy()
         self._source = source
         self._clients: dict[asyncio.AbstractEventLoop, httpx.AsyncClient] = {}
+        self._sync_client: httpx.Client | None = None
+        self._sync_lock = threading.Lock()
         problems: list[str] = []
         templates: dict[str, ResponseTemplate | None] = {}
         for name, config in configs.items():
@@ -72,6 +74,7 @@ class HttpToolset(BaseToolset):
                 network_policy=self.network_policy,
                 template=templates[name],
                 source=f"http:{source}#{name}" if source else "",
+                sync_client=self._blocking_client,
             )
             for name, config in configs.items()
         ]
@@ -168,20 +171,20 @@ class HttpToolset(BaseToolset):
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            # Connections go only to addresses the policy checked when they are opened (no gap
-            # for DNS rebinding between check and connect). Redirects are not followed, so a
-            # response cannot send a request past the policy. Only encodings decoded within
-            # the response cap are asked for; the tool logs the wire itself, after its
-            # bounded read (an event hook would read the body unbounded).
-            client = httpx.AsyncClient(
-                transport=pinned_httpx_transport(
-                    self.network_policy, server=self._source or "HTTP tools"
-                ),
-                follow_redirects=False,
-                trust_env=False,
-                headers={"accept-encoding": ACCEPT_ENCODING},
-            )
+            client = endpoint_client(self.network_policy, server=self._source or "HTTP tools")
             self._clients[loop] = client
+        return client
+
+    def _blocking_client(self) -> httpx.Client:
+        """The pooled blocking client of ``call_sync`` (one for every thread)."""
+        client = self._sync_client
+        if client is None:
+            with self._sync_lock:
+                client = self._sync_client
+                if client is None:
+                    server = self._source or "HTTP tools"
+                    client = endpoint_sync_client(self.network_policy, server=server)
+                    self._sync_client = client
         return client
 
     async def get_tools(self) -> list[Tool]:
@@ -202,7 +205,9 @@ class HttpToolset(BaseToolset):
         return names
 
     async def aclose(self) -> None:
-        """Close the pooled connections of every event loop they were opened on."""
+        """Close the pooled connections of every event loop they were opened on, and the
+        blocking client's."""
+        self._close_blocking()
         clients, self._clients = self._clients, {}
         here = asyncio.get_running_loop()
         for loop, client in clients.items():
@@ -215,11 +220,18 @@ class HttpToolset(BaseToolset):
 
     def close(self) -> None:
         """Close the pooled connections (from sync code, or a notebook cell)."""
+        self._close_blocking()
         if not self._clients:
             return
         from toolkit import run_sync
 
         run_sync(self.aclose)
+
+    def _close_blocking(self) -> None:
+        with self._sync_lock:
+            client, self._sync_client = self._sync_client, None
+        if client is not None:
+            client.close()
 
     def _repr_html_(self) -> str:
         return html_safe("HTTP toolset", self._tools_html)

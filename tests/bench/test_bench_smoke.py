@@ -67,6 +67,9 @@ ROWS = {
         "template render, 100 items",
         "GET call, JSON result",
         "GET call + response template",
+        "POST call, JSON body",
+        "call_sync / httpx.Client",
+        "await call / httpx.AsyncClient",
         "CPU per call",
     ),
     "bench_gateway.py": (

@@ -19,7 +19,14 @@ from toolkit.calls.interaction import (
 from toolkit.calls.invoker import Invoker, new_call_id
 from toolkit.calls.options import CallOptions
 from toolkit.calls.processor import Action, ExceptionProcessor, Outcome, Rule
-from toolkit.calls.runtime import get_portal, is_blocked, run_sync
+from toolkit.calls.runtime import (
+    Expired,
+    get_portal,
+    is_blocked,
+    run_awaitable,
+    run_sync,
+    within,
+)
 from toolkit.calls.settings import DEFAULT_TIMEOUT, RegistrySettings, SettingsFields
 from toolkit.calls.spec import (
     NAME_PATTERN,
@@ -56,6 +63,7 @@ __all__ = [
     "ClientChannel",
     "Elicitation",
     "ExceptionProcessor",
+    "Expired",
     "Invoker",
     "LogCallback",
     "LogLevel",
@@ -82,5 +90,7 @@ __all__ = [
     "model_content",
     "new_call_id",
     "resource_text",
+    "run_awaitable",
     "run_sync",
+    "within",
 ]

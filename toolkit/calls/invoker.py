@@ -60,7 +60,7 @@ from toolkit.policy import Approval, CallRequest, Policy, default_policy
 from toolkit.result import CallRecord, ToolResult
 from toolkit.results.budget import budget_of, fit_result
 from toolkit.schema._serialize import first_mismatch
-from toolkit.tool import ArgumentProblem, InvalidArguments, Tool
+from toolkit.tool import ArgumentProblem, InvalidArguments, Tool, runs_inline
 
 __all__ = ["DEFAULT_TIMEOUT", "Invoker", "new_call_id"]
 
@@ -124,10 +124,11 @@ class Invoker:
         arguments: Mapping[str, Any] | str | bytes | None,
         options: CallOptions = DEFAULT_OPTIONS,
     ) -> ToolResult:
-        """:meth:`call`, blocking: local sync functions run right here (or in a worker thread
-        when a timeout applies); other tools run on the shared background loop."""
+        """:meth:`call`, blocking: local sync functions (and remote tools that wait inline)
+        run right here (or in a worker thread when a timeout applies); other tools run on the
+        shared background loop."""
         tool = self.tools.get(name)
-        if (tool is None or tool.runs == "sync") and (
+        if (tool is None or tool.runs == "sync" or runs_inline(tool)) and (
             _middleware_chain.inline(self.settings.middleware, options.middleware)
         ):
             return drive(self._pipeline(name, arguments, options, SYNC))  # type: ignore[no-any-return]

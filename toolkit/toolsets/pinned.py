@@ -65,6 +65,11 @@ class PinnedTool:
         """The inner tool's way of running."""
         return self.inner.runs
 
+    @property
+    def waits_inline(self) -> bool:
+        """Whether the inner remote tool waits in the calling thread (see :data:`ToolRuns`)."""
+        return getattr(self.inner, "waits_inline", False) is True
+
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """The inner tool's validation, with the pinned values set over the model's."""
         return self.inner.validate({**arguments, **self.pinned})
@@ -74,8 +79,8 @@ class PinnedTool:
         return await self.inner.call({**self.pinned, **arguments}, context)
 
     def call_inline(self, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-        """Run a local sync function right here (the invoker's sync path), pins set."""
-        inner: InlineTool = self.inner  # type: ignore[assignment]  # runs == "sync"
+        """Run the inner tool right here (the invoker's sync path), pins set."""
+        inner: InlineTool = self.inner  # type: ignore[assignment]  # runs_inline(self)
         return inner.call_inline({**self.pinned, **arguments}, context)
 
     def renamed(self, name: str) -> PinnedTool:

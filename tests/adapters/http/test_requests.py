@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
 
 from adapters.http import HttpToolset
-from tests.support.orders_service import Recorder, example_config, one_tool
-from toolkit import ErrorCode, ToolContext, ToolRegistry
+from adapters.network import NetworkPolicy, NetworkPolicyError
+from tests.support.orders_service import Recorder, example_config, one_tool, serving
+from toolkit import CallOptions, ErrorCode, ToolContext, ToolRegistry
 
 pytestmark = pytest.mark.anyio
 
@@ -229,6 +234,19 @@ async def test_a_slow_service_is_a_timeout(base: str) -> None:
     assert "0.2 s" in result.content
 
 
+@pytest.mark.parametrize(("tool_s", "call_s", "said"), [(5.0, 0.2, "0.2 s"), (0.2, 5.0, "0.2 s")])
+async def test_the_calls_and_the_tools_deadlines_nest(
+    base: str, tool_s: float, call_s: float, said: str
+) -> None:
+    registry, toolset = registry_for(one_tool(base, endpoint="/slow", timeout_seconds=tool_s))
+    async with toolset:
+        result = await registry.call("t", {}, options=CallOptions(timeout=call_s))
+        after = await registry.call("t", {}, options=CallOptions(timeout=call_s))
+    assert result.code is ErrorCode.TIMEOUT, result.content
+    assert said in result.content
+    assert after.code is ErrorCode.TIMEOUT  # the loop's deadlines are left in order
+
+
 async def test_text_responses_stay_text(base: str) -> None:
     registry, toolset = registry_for(one_tool(base, endpoint="/text"))
     async with toolset:
@@ -342,3 +360,63 @@ async def test_the_wire_log_shows_each_exchange_with_secrets_masked(
     assert len(lines) == 1
     assert lines[0].startswith(f"http GET {base}/users/u1/orders/o7 -> 200 in ")
     assert "k-wire-secret" not in lines[0]
+
+
+def _cookie_app() -> Starlette:
+    async def visit(request: Request) -> JSONResponse:
+        response = JSONResponse({"cookie": request.headers.get("cookie", "")})
+        response.set_cookie("session", "caller-a")
+        return response
+
+    return Starlette(routes=[Route("/visit", visit)])
+
+
+async def test_a_cookie_one_call_received_is_never_sent_on_the_next() -> None:
+    # The toolset's pooled client serves every caller: a session cookie the service gave one
+    # call must not ride on the next (another caller's) call.
+    with serving(_cookie_app()) as url:
+        registry, toolset = registry_for(one_tool(url, endpoint="/visit"))
+        async with toolset:
+            first = await registry.call("t", {})
+            second = await registry.call("t", {})
+    assert not first.is_error, first.content
+    assert first.structured == {"cookie": ""}
+    assert second.structured == {"cookie": ""}
+
+
+async def test_a_denied_address_is_denied_on_every_call(base: str, recorder: Recorder) -> None:
+    toolset = HttpToolset.from_config(
+        one_tool(base, endpoint="/text"), network_policy=NetworkPolicy.untrusted()
+    )
+    registry = ToolRegistry()
+    toolset.register_into(registry)
+    async with toolset:
+        results = [await registry.call("t", {}) for _ in range(2)]
+    assert [r.code for r in results] == [ErrorCode.DENIED, ErrorCode.DENIED]
+    assert recorder.requests == []
+
+
+class _ClosingPolicy(NetworkPolicy):
+    """Allows the first request only: a policy whose verdict changes over time."""
+
+    asked: ClassVar[list[str]] = []
+
+    async def check(self, url: str, *, server: str = "") -> None:
+        self.asked.append(url)
+        if len(self.asked) > 1:
+            raise NetworkPolicyError(f"{server}: closed after the first request")
+        await super().check(url, server=server)
+
+
+async def test_a_policy_of_its_own_is_asked_at_every_call(base: str) -> None:
+    _ClosingPolicy.asked.clear()
+    toolset = HttpToolset.from_config(
+        one_tool(base, endpoint="/text"), network_policy=_ClosingPolicy()
+    )
+    registry = ToolRegistry()
+    toolset.register_into(registry)
+    async with toolset:
+        first, second = [await registry.call("t", {}) for _ in range(2)]
+    assert not first.is_error, first.content
+    assert second.code is ErrorCode.DENIED
+    assert "closed after the first request" in second.content
