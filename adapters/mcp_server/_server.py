@@ -34,12 +34,14 @@ from adapters.mcp_server._changes import ListChangeNotifier
 from adapters.mcp_server._channel import SessionChannel, session_key
 from adapters.mcp_server._log_relay import relaying_logs
 from adapters.mcp_server._paging import ToolListing
+from adapters.mcp_server._per_caller import PerCallerOptions
 from adapters.mcp_server._prompts import PromptHandlers
 from adapters.mcp_server._remote_links import through_gateway
 from adapters.mcp_server._remote_logs import relaying_remote_logs
 from adapters.mcp_server._resources import ResourceHandlers
 from adapters.mcp_server._rounds import InputRequired, Rounds, state_boundary
 from adapters.mcp_server._search_mode import SEARCH_TOOL, SearchMode
+from adapters.mcp_server._spans import quiet_when_untraced
 from adapters.mcp_server._tasks import TaskServing, default_runner, task_capability
 from adapters.mcp_server._wire import json_copy, tool_entry
 from adapters.mcp_wire import call_result
@@ -125,6 +127,7 @@ class RegistryServer(Server[Any]):
             else self._scoped.replace(approver=self._approver)
         )
         self._search = tool_search
+        self._per_caller = PerCallerOptions()
         super().__init__(
             name,
             version=version,
@@ -144,6 +147,7 @@ class RegistryServer(Server[Any]):
         )
         self.resource_handlers.install(self)
         PromptHandlers(registry.prompts, registry.resources, self.served_view).install(self)
+        quiet_when_untraced(self.middleware)
         self.middleware.append(self.changes)
         self.middleware.append(state_boundary(name))
         #: Long calls run as tasks (``@mcp_tool(task=...)``), kept by ``tasks.runner``'s store.
@@ -362,8 +366,8 @@ class RegistryServer(Server[Any]):
         own = self._scoped.approver is not None or self.registry.approver is not None
         # The record names the authenticated caller, else a trusted header's, else the peer.
         named, peer = request_origin(ctx.request, self._caller_header)
-        options = (self._scoped if own else self._asking).replace(
-            caller=values.get("caller") or named, peer=peer
+        options = self._per_caller.of(
+            self._scoped if own else self._asking, values.get("caller") or named, peer
         )
         try:
             async with relaying_logs(channel):

@@ -11,6 +11,7 @@ OURS = {"adapters", "toolkit", "tests"}
 #: Private third-party module -> the one file that may import it.
 WRAPPERS = {
     "mcp.client._transport": "adapters/mcp_client/_sdk_private.py",
+    "mcp.server._otel": "adapters/mcp_server/_spans.py",
     "typer._click": "adapters/cli/_typer_private.py",
     "httpcore._backends.auto": "adapters/_net.py",
     "httpcore2._backends.auto": "adapters/_net.py",
