@@ -17,7 +17,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 from toolkit.records.store import display_target, redact_target
 
-__all__ = ["PgConnections"]
+__all__ = ["PgConnections", "connect", "plain_url"]
 
 _DRIVER = re.compile(r"^(postgres(?:ql)?)\+[A-Za-z0-9_]+://", re.IGNORECASE)
 
@@ -42,7 +42,6 @@ class PgConnections:
         lock: int,
         busy_timeout: float = 5.0,
     ) -> None:
-        self.url = _DRIVER.sub(lambda m: f"{m[1]}://", target)
         self.target = target
         self.name = display_target(target)
         self.what = what
@@ -59,28 +58,58 @@ class PgConnections:
         return db
 
     def _connect(self) -> psycopg.Connection[Any]:
-        extra: dict[str, Any] = {}
-        try:
-            given = conninfo_to_dict(self.url)
-        except psycopg.Error as exc:
-            raise ValueError(
-                f"The {self.what} store {self.name} is not a valid PostgreSQL URL: "
-                f"{redact_target(str(exc), self.target)}"
-            ) from None
-        if "connect_timeout" not in given:
-            extra["connect_timeout"] = max(2, math.ceil(self.busy_timeout))
-        if "application_name" not in given:
-            extra["application_name"] = f"mcp-toolkit {self.what}"
-        try:
-            db = psycopg.connect(self.url, autocommit=True, **extra)
-        except psycopg.Error as exc:
-            raise ConnectionError(
-                f"Cannot connect to the {self.what} store {self.name}: "
-                f"{redact_target(str(exc).strip(), self.target)}"
-            ) from None
+        db = connect(
+            self.target,
+            named=f"the {self.what} store {self.name}",
+            app=self.what,
+            busy_timeout=self.busy_timeout,
+            autocommit=True,
+            invalid=f"The {self.what} store {self.name}",
+        )
         db.execute(f"SET lock_timeout = {max(1, int(self.busy_timeout * 1000))}".encode())
         with db.transaction():
             db.execute("SELECT pg_advisory_xact_lock(%s)", (self.lock,))
             for statement in self.schema:
                 db.execute(statement.encode())
         return db
+
+
+def plain_url(target: str) -> str:
+    """``target`` without a ``+driver`` suffix of its scheme (``postgresql+psycopg://``)."""
+    return _DRIVER.sub(lambda m: f"{m[1]}://", target)
+
+
+def connect(
+    target: str,
+    *,
+    named: str,
+    app: str,
+    busy_timeout: float,
+    autocommit: bool,
+    invalid: str,
+) -> psycopg.Connection[Any]:
+    """A connection to ``target`` with a connect timeout and an application name unless the URL
+    sets them; failures name the store (``named``, ``invalid``) and never show a password.
+
+    Raises:
+        ValueError: ``target`` is not a PostgreSQL URL (``"{invalid} is not a valid ..."``).
+        ConnectionError: The database cannot be reached (``"Cannot connect to {named}: ..."``).
+    """
+    url = plain_url(target)
+    try:
+        given = conninfo_to_dict(url)
+    except psycopg.Error as exc:
+        raise ValueError(
+            f"{invalid} is not a valid PostgreSQL URL: {redact_target(str(exc), target)}"
+        ) from None
+    extra: dict[str, Any] = {}
+    if "connect_timeout" not in given:
+        extra["connect_timeout"] = max(2, math.ceil(busy_timeout))
+    if "application_name" not in given:
+        extra["application_name"] = f"mcp-toolkit {app}"
+    try:
+        return psycopg.connect(url, autocommit=autocommit, **extra)
+    except psycopg.Error as exc:
+        raise ConnectionError(
+            f"Cannot connect to {named}: {redact_target(str(exc).strip(), target)}"
+        ) from None

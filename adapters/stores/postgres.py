@@ -11,15 +11,13 @@ kept by age and by id (``max_rows`` counts ids, so rolled-back inserts make it k
 from __future__ import annotations
 
 import contextlib
-import math
-import re
 import time
 from typing import Any
 
 import psycopg
 from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict
 
+from adapters.stores._pg import connect
 from toolkit.records.store import COLUMNS, CallQuery, LoggedCall, Row, display_target, redact_target
 
 TABLE = "toolkit_calls"
@@ -57,7 +55,6 @@ _SCHEMA_LOCK = 0x746B_6373  # "tkcs"
 _PRUNE_LOCK = 0x746B_6370  # "tkcp"
 
 _COPY = f"COPY {TABLE} ({', '.join(COLUMNS)}) FROM STDIN"
-_DRIVER = re.compile(r"^(postgres(?:ql)?)\+[A-Za-z0-9_]+://", re.IGNORECASE)
 
 
 def _clean(row: Row) -> tuple[Any, ...]:
@@ -79,7 +76,6 @@ class PostgresCallStore:
     def __init__(
         self, target: str, busy_timeout: float = 2.0, *, prune_interval: float = 10.0
     ) -> None:
-        self._url = _DRIVER.sub(lambda m: f"{m[1]}://", target)
         self._target = target
         self.name = display_target(target)
         self.busy_timeout = busy_timeout
@@ -96,26 +92,14 @@ class PostgresCallStore:
         return self._target
 
     def _connect(self, *, autocommit: bool) -> psycopg.Connection[Any]:
-        try:
-            given = conninfo_to_dict(self._url)
-        except psycopg.Error as exc:
-            raise ValueError(
-                f"Call log {self.name} is not a valid PostgreSQL URL: "
-                f"{redact_target(str(exc), self._target)}"
-            ) from None
-        extra: dict[str, Any] = {}
-        if "connect_timeout" not in given:
-            extra["connect_timeout"] = max(2, math.ceil(self.busy_timeout))
-        if "application_name" not in given:
-            extra["application_name"] = "mcp-toolkit call log"
-        try:
-            conn = psycopg.connect(self._url, autocommit=autocommit, **extra)
-        except psycopg.Error as exc:
-            raise ConnectionError(
-                f"Cannot connect to the call log {self.name}: "
-                f"{redact_target(str(exc).strip(), self._target)}"
-            ) from None
-        return conn
+        return connect(
+            self._target,
+            named=f"the call log {self.name}",
+            app="call log",
+            busy_timeout=self.busy_timeout,
+            autocommit=autocommit,
+            invalid=f"Call log {self.name}",
+        )
 
     def open(self) -> None:
         """Connect; create the table and indexes under an advisory lock if they are missing."""
