@@ -87,6 +87,9 @@ def _content(response: httpx.Response) -> Any:
 
 
 CALL: dict[str, Any] = {"name": "echo", "arguments": {"text": "hé"}}
+NESTED: Any = "leaf"
+for _ in range(200):
+    NESTED = [NESTED]
 
 CASES = {
     "a call": (_body(**CALL), _headers(LEGACY)),
@@ -145,6 +148,21 @@ CASES = {
     "modern: a header for an unmirrored argument": (
         _body(version=MODERN, name="echo", arguments={"text": "hi"}),
         [*_headers(MODERN), ("mcp-param-text", "hi")],
+    ),
+    # hostile input: each is refused (or answered) as the SDK's transport would
+    "malformed JSON": (b'{"jsonrpc": "2.0", "id": 3, "method": "tools/ca', _headers(LEGACY)),
+    "a batch": (b"[" + _body(**CALL) + b", " + _body(**CALL) + b"]", _headers(LEGACY)),
+    "deeply nested arguments": (
+        _body(name="echo", arguments={"text": "x", "deep": NESTED}),
+        _headers(LEGACY),
+    ),
+    "modern: deeply nested arguments": (
+        _body(version=MODERN, name="echo", arguments={"text": "x", "deep": NESTED}),
+        _headers(MODERN),
+    ),
+    "a body over the limit": (
+        _body(name="echo", arguments={"text": "x" * (2 * 1024 * 1024)}),
+        _headers(LEGACY),
     ),
 }
 

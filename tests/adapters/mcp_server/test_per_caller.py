@@ -22,3 +22,10 @@ def test_another_base_is_never_answered_from_the_first() -> None:
     first = made.of(CallOptions(timeout=1.0), "alice", None)
     other = made.of(CallOptions(timeout=2.0), "alice", None)
     assert (first.timeout, other.timeout) == (1.0, 2.0)
+
+
+def test_a_flood_of_caller_names_keeps_a_bounded_memory() -> None:
+    made, base = PerCallerOptions(), CallOptions()
+    for i in range(5_000):  # a proxy header can name any number of callers
+        assert made.of(base, f"caller-{i}", "10.0.0.1").caller == f"caller-{i}"
+    assert len(made._made) <= 1024
