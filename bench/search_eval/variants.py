@@ -18,7 +18,7 @@ from functools import cache
 from typing import Any
 
 from toolkit import ToolRegistry
-from toolkit.search import query_terms, split_name, tool_fields
+from toolkit.search import FIELD_WEIGHTS, query_terms, split_name, tool_fields
 
 Ranker = Callable[[ToolRegistry, str], list[str]]
 Hits = list[tuple[str, float]]
@@ -123,7 +123,7 @@ def _df(reg: ToolRegistry) -> tuple[Counter[str], int]:
     df: Counter[str] = Counter()
     for tool in reg:
         f = _fields(reg, tool.name)
-        df.update(set(f["name"] + f["description"] + f["params"]))
+        df.update({w for words in f.values() for w in words})
     return df, len(reg)
 
 
@@ -164,6 +164,39 @@ def _trigram_db(reg: ToolRegistry) -> tuple[sqlite3.Connection, list[str]]:
     return db, names
 
 
+def bm25f(b: dict[str, float], k1: float = 1.2) -> Ranker:
+    """BM25F over the best 100 hits: one saturation of the fields' weighted term counts, each
+    field normalised by its own length with its own ``b`` (the default field weights)."""
+
+    def rank(reg: ToolRegistry, text: str) -> list[str]:
+        (df, n), avg = _df(reg), _avg_lengths(reg)
+        scores = {}
+        for name, _ in hits(reg, text):
+            tool, score = _fields(reg, name), 0.0
+            for term in set(words(text)):
+                tf = sum(
+                    FIELD_WEIGHTS[f]
+                    * tool[f].count(term)
+                    / (1 - b[f] + b[f] * len(tool[f]) / avg[f])
+                    for f in FIELD_WEIGHTS
+                    if tool[f]
+                )
+                if tf:
+                    score += math.log((n - df[term] + 0.5) / (df[term] + 0.5) + 1) * tf / (k1 + tf)
+            scores[name] = score
+        return _top(scores)
+
+    return rank
+
+
+@cache
+def _avg_lengths(reg: ToolRegistry) -> dict[str, float]:
+    total: Counter[str] = Counter()
+    for tool in reg:
+        total.update({f: len(words) for f, words in _fields(reg, tool.name).items()})
+    return {f: total[f] / len(reg) or 1.0 for f in FIELD_WEIGHTS}
+
+
 def split_scripts(reg: ToolRegistry, text: str) -> list[str]:
     """Chinese, Japanese, Korean and Thai runs split from the Latin words they touch."""
     return default(reg, " ".join(_SCRIPTS.findall(text)))
@@ -199,6 +232,9 @@ LEXICAL: dict[str, Ranker] = {
     "+ 0.1 x parameter-name overlap": bonus(param_names, 0.1),
     "RM3 feedback, 3 tools, 10 words, 0.1": rm3(3, 10, 0.1),
     "letter trigrams, 0.2": trigrams(0.2),
+    "BM25F, b 0.5 for name, description, params": bm25f(
+        {"name": 0.5, "tags": 0.75, "description": 0.5, "params": 0.5, "aka": 0.75}
+    ),
     "CJK/Thai split from Latin": split_scripts,
     "value-like words x 0.3": values_down(0.3),
 }
