@@ -63,6 +63,13 @@ ROWS = {
         "have a sibling of the wanted tool",
         "search latency at 2,000 tools",
     ),
+    "bench_search_variants.py": (
+        "lexical variants, tune half",
+        "+ 0.2 x name coverage",
+        "RM3 feedback",
+        "letter trigrams",
+        "hybrid",  # the table, or the line saying that the model is not installed
+    ),
     "bench_http.py": (
         "template render, 100 items",
         "GET call, JSON result",
