@@ -19,8 +19,9 @@ async def serve_stdio(server: RegistryServer) -> None:
     """Serve ``server`` on this process's stdin/stdout until the client closes stdin.
 
     When both are pipes (a client started the server) the event loop reads and writes them
-    directly; otherwise the SDK's threaded streams are used. Either way, while serving, fd 1
-    goes to stderr so stray ``print`` calls never reach the protocol. Logs must go to stderr.
+    directly, with no task between them and the server; otherwise the SDK's threaded
+    streams are used. Either way, while serving, fd 1 goes to stderr so stray ``print`` calls
+    never reach the protocol. Logs must go to stderr.
     """
     async with _streams() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
@@ -34,6 +35,8 @@ def run_stdio(server: RegistryServer) -> None:
 @asynccontextmanager
 async def _streams() -> AsyncIterator[Any]:
     async with loop_pipes() as pipes:
-        stdin, stdout = pipes if pipes is not None else (None, None)
-        async with stdio_server(stdin, stdout) as streams:  # type: ignore[arg-type]
+        if pipes is not None:
+            yield pipes
+            return
+        async with stdio_server() as streams:
             yield streams
