@@ -29,6 +29,7 @@ import os
 import stat
 import sys
 import warnings
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
@@ -79,6 +80,7 @@ class LineReader:
         self._reader = reader
         self._reply = reply or (lambda _text: None)
         self._closed = False
+        self._lead: deque[SessionMessage] = deque()  # read ahead, to be received again
 
     async def receive(self) -> SessionMessage:
         """The next valid message.
@@ -86,6 +88,8 @@ class LineReader:
         Raises:
             anyio.EndOfStream: The pipe reached end of file, or the stream was closed.
         """
+        if self._lead:
+            return self._lead.popleft()
         while not self._closed:
             try:
                 line = await self._reader.readline()
@@ -99,6 +103,26 @@ class LineReader:
                 return SessionMessage(message)
         self._closed = True
         raise anyio.EndOfStream
+
+    async def peek_opening(self, keep: int) -> mcp_types.JSONRPCRequest | None:
+        """Read up to the first request (``None`` at end of file) and put it back, with at
+        most ``keep`` messages that came before it (later ones are dropped), to be received
+        again in order."""
+        lead: list[SessionMessage] = []
+        opening = None
+        while opening is None:
+            try:
+                item = await self.receive()
+            except anyio.EndOfStream:
+                break
+            if isinstance(item.message, mcp_types.JSONRPCRequest):
+                opening = item.message
+            elif len(lead) >= keep:
+                logger.debug("dropped a message received before the first request: %r", item)
+                continue
+            lead.append(item)
+        self._lead.extend(lead)
+        return opening
 
     async def _skip_rest(self) -> None:
         """Drop the rest of an oversized line (asyncio already dropped what it had)."""
@@ -142,6 +166,7 @@ class LineReader:
     async def aclose(self) -> None:
         """Stop reading (the pipe itself is closed by :func:`loop_pipes`)."""
         self._closed = True
+        self._lead.clear()
 
     def __aiter__(self) -> LineReader:
         return self
