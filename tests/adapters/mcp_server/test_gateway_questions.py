@@ -50,7 +50,9 @@ async def test_the_remote_servers_question_is_answered_by_the_calling_client(
         asked.append(params.message)
         return types.ElicitResult(action="accept", content={"quantity": 3})
 
-    async with Client(_gateway(tmp_path, mode), mode=mode, elicitation_callback=on_elicit) as client:
+    async with Client(
+        _gateway(tmp_path, mode), mode=mode, elicitation_callback=on_elicit
+    ) as client:
         first = await client.call_tool("shop_reserve", {"sku": "A-1"})
         second = await client.call_tool("shop_reserve", {"sku": "B-2"})
     assert not first.is_error and _text(first) == "reserved 3 of A-1", _text(first)
