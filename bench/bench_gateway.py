@@ -2,6 +2,8 @@
 
 Run: ``.venv/bin/python bench/bench_gateway.py [--quick] [--load N]`` (``--quick`` is a
 smoke run of about a minute whose figures mean little; a full run takes a few minutes).
+``--rounds N --calls M`` trade calls per round for rounds: on a shared machine many short
+rounds give a steadier median of the per-round ratios.
 
 Three paths to the same remote server (an SDK ``MCPServer`` with one ``echo`` tool, run by
 this script, at WARNING logging), each measured with the same ``mcp.Client``:
@@ -377,6 +379,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--load", type=int, default=None, help="busy processes (default 1)")
     parser.add_argument("--only", default="", help="only the rows whose label has this text")
     parser.add_argument(
+        "--rounds", type=int, help=f"rotating rounds per row (default {FULL.rounds})"
+    )
+    parser.add_argument(
+        "--calls", type=int, help=f"calls per path and round (default {FULL.calls})"
+    )
+    parser.add_argument(
         "--baseline",
         type=Path,
         help="another checkout of this project: its gateway is measured too, as 'before'",
@@ -399,7 +407,9 @@ def main(argv: list[str] | None = None) -> int:
     def only(label: str) -> bool:
         return parsed.only in label and (rows is None or label in rows)
 
-    anyio.run(run, QUICK if parsed.quick else FULL, load, only)
+    settings = QUICK if parsed.quick else FULL
+    settings = Settings(parsed.rounds or settings.rounds, parsed.calls or settings.calls)
+    anyio.run(run, settings, load, only)
     return 0
 
 

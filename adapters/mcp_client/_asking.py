@@ -12,6 +12,12 @@ server and the question answered ``cancel``.
 Routing: MCP does not say which request a server's question belongs to, so a question goes to
 the one call in flight on that server; with none or several in flight it is declined (with a
 warning naming the server), never guessed.
+
+A call whose caller can be asked from any task (a channel that says so with
+``answers_in_any_task``, such as our MCP server's client, asked the default way) runs in the
+caller's task itself, and its questions are answered where they arrive: no task per call and
+no hand-off back to the caller when it ends. A failed answer still ends the call, cancelled
+on the server, with that failure.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
+
+import anyio
 
 from toolkit.calls.interaction import Elicitation, SamplingMessage
 from toolkit.context import ToolContext
@@ -70,6 +78,9 @@ class _Waiter:
     loop: asyncio.AbstractEventLoop
     questions: deque[Question] = field(default_factory=deque)
     wake: asyncio.Future[None] | None = None
+    #: Set when the call runs in the caller's task: cancelling it ends the call.
+    inline: anyio.CancelScope | None = None
+    failure: Exception | None = None  # an inline answer that failed: the call ends with it
 
     def put(self, question: Question) -> None:
         """Hand over a question (on the waiter's loop) and wake the call's task."""
@@ -127,6 +138,13 @@ class AskInCaller:
         waiter = waiters[0]
         answer: concurrent.futures.Future[Elicitation] = concurrent.futures.Future()
         question = Question(server, waiter.tool, message, dict(schema), waiter.context, answer)
+        if waiter.inline is not None:
+            if asyncio.get_running_loop() is waiter.loop:
+                return await self._answer_here(waiter, question)
+            here = asyncio.run_coroutine_threadsafe(
+                self._answer_here(waiter, question), waiter.loop
+            )
+            return await asyncio.wrap_future(here)
         waiter.loop.call_soon_threadsafe(waiter.put, question)
         try:
             return await asyncio.wrap_future(answer)
@@ -176,6 +194,11 @@ class AskInCaller:
         loop = asyncio.get_running_loop()
         waiter = _Waiter(tool, context, loop)
         self._waiting.setdefault(server, []).append(waiter)
+        if self._ask is ask_the_caller and getattr(context.client, "answers_in_any_task", False):
+            try:
+                return await self._run_inline(waiter, call)
+            finally:
+                self._waiting[server].remove(waiter)
         running = asyncio.ensure_future(call())
         # One future to sleep on, set by the call's end or a question: no task per wait.
         running.add_done_callback(waiter.wake_up)
@@ -201,3 +224,34 @@ class AskInCaller:
             if not running.done():
                 running.cancel()  # the server hears notifications/cancelled
                 await asyncio.wait({running})
+
+    @staticmethod
+    async def _run_inline(waiter: _Waiter, call: Callable[[], Awaitable[T]]) -> T:
+        """Run ``call`` in this task; an answer that fails cancels it and is raised here."""
+        try:
+            with anyio.CancelScope() as scope:
+                waiter.inline = scope
+                result = await call()
+        except Exception:
+            if waiter.failure is not None:  # what ended the call, as when answered in turn
+                raise waiter.failure from None
+            raise
+        if waiter.failure is not None:
+            raise waiter.failure
+        if scope.cancelled_caught:  # not reachable without a failure; never return nothing
+            raise RuntimeError(f"the call of {waiter.tool} was cancelled while answering")
+        return result
+
+    async def _answer_here(self, waiter: _Waiter, question: Question) -> Elicitation:
+        """Answer ``question`` of an inline call in this task (on the call's loop)."""
+        try:
+            answer = self._ask(question)
+            if inspect.isawaitable(answer):
+                answer = await answer
+        except Exception as exc:  # the call ends with it, cancelled on the server
+            if waiter.failure is None:
+                waiter.failure = exc
+            if waiter.inline is not None:
+                waiter.inline.cancel()
+            return Elicitation(action="cancel")
+        return answer

@@ -43,6 +43,10 @@ class SessionChannel:
             being sent mid-call.
     """
 
+    #: Its questions only send requests on the session, so they may be asked from any task
+    #: of the loop: a gateway's remote call runs in the caller's task (see ``AskInCaller``).
+    answers_in_any_task = True
+
     def __init__(
         self,
         ctx: ServerRequestContext[Any],

@@ -12,6 +12,7 @@ stateless HTTP mode lets any process answer any request::
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import dataclasses
 import logging
@@ -59,9 +60,21 @@ def search_by_meaning(registry: ToolRegistry, settings: ServeSettings) -> None:
 
 
 def log_call_line(record: CallRecord) -> None:
-    """One line per call on stderr: tool, outcome code, time and the ref messages quote."""
+    """One line per call on stderr: tool, outcome code, time and the ref messages quote.
+
+    On an event loop the line is written on the loop's next turn, once the reply it follows
+    has gone out: a write to stderr (often a pipe its host reads) wakes the reader, and the
+    reply need not wait for that.
+    """
     code = record.code.value if record.code else "ok"
     line = f"call {record.tool} {code} {record.duration_ms:.0f} ms ref {record.call_id}\n"
+    try:
+        asyncio.get_running_loop().call_soon(_write_line, line)
+    except RuntimeError:  # no loop in this thread
+        _write_line(line)
+
+
+def _write_line(line: str) -> None:
     # stdout carries the protocol on stdio; one write per line keeps workers' lines whole.
     sys.stderr.write(line)
     sys.stderr.flush()

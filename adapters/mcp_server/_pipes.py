@@ -1,13 +1,15 @@
-"""stdin and stdout watched by the event loop: the stdio transport without worker threads.
+"""stdin and stdout watched by the event loop: the stdio transport without worker threads or tasks.
 
 The SDK's ``stdio_server`` reads and writes through ``anyio.wrap_file``, so every line read,
 every write and every flush is a hop to a worker thread: three per tool call, each costing
-tens of microseconds of CPU and as much latency. When a client starts the server, stdin and
-stdout are pipes (or sockets), which asyncio can watch directly. :func:`loop_pipes` hands
-``stdio_server`` the two file-like objects it expects (``async for line in stdin``,
-``await stdout.write(...)`` and ``await stdout.flush()``), and does what the SDK does for its
-own streams: while serving, fd 0 reads the null device and fd 1 goes to stderr, so a tool's
-stray ``print`` never corrupts the protocol; both are restored on exit.
+tens of microseconds of CPU and as much latency; and between the pipes and the server it puts
+a reader task and a writer task, each a hand-off between tasks (a loop turn) per message.
+When a client starts the server, stdin and stdout are pipes (or sockets), which asyncio can
+watch directly. :func:`loop_pipes` gives the server its two streams itself: the server's
+receive loop reads and parses each line (:class:`LineReader`), and each reply is written by
+the task that sends it (:class:`PipeWriter`). It does what the SDK does for its own streams:
+while serving, fd 0 reads the null device and fd 1 goes to stderr, so a tool's stray
+``print`` never corrupts the protocol; both are restored on exit.
 
 Anything else (a terminal, a file, stdout shared with stderr, Windows, another event loop)
 gets ``None`` and the caller keeps the SDK's threaded streams.
@@ -27,11 +29,14 @@ import os
 import stat
 import sys
 import warnings
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
+import anyio
 import mcp_types
+from mcp.shared.message import SessionMessage
 
 from adapters.mcp_server._parse_guard import too_deep
 
@@ -61,9 +66,12 @@ logger = logging.getLogger("adapters.mcp_server")
 
 
 class LineReader:
-    """Valid JSON-RPC lines of a pipe, decoded as UTF-8, until end of file.
+    """The valid JSON-RPC messages of a pipe, one a line, as the SDK's read stream.
 
-    Bad lines are answered (when they carry an id) through ``reply`` and skipped.
+    Each line is decoded as UTF-8 and parsed once, by the task that reads the stream (the
+    SDK's receive loop): no reader task and memory stream between the pipe and the server.
+    Bad lines are answered (when they carry an id) through ``reply`` and skipped. The stream
+    ends (``EndOfStream``) at end of file or after :meth:`aclose`.
     """
 
     def __init__(
@@ -71,23 +79,50 @@ class LineReader:
     ) -> None:
         self._reader = reader
         self._reply = reply or (lambda _text: None)
+        self._closed = False
+        self._lead: deque[SessionMessage] = deque()  # read ahead, to be received again
 
-    def __aiter__(self) -> LineReader:
-        return self
+    async def receive(self) -> SessionMessage:
+        """The next valid message.
 
-    async def __anext__(self) -> str:
-        while True:
+        Raises:
+            anyio.EndOfStream: The pipe reached end of file, or the stream was closed.
+        """
+        if self._lead:
+            return self._lead.popleft()
+        while not self._closed:
             try:
                 line = await self._reader.readline()
             except ValueError:
                 await self._skip_rest()
                 continue
             if not line:
-                raise StopAsyncIteration
+                break
             text = line.decode("utf-8", errors="replace")
-            if not text.strip() or self._answered_bad(text):
+            if text.strip() and (message := self._parse(text)) is not None:
+                return SessionMessage(message)
+        self._closed = True
+        raise anyio.EndOfStream
+
+    async def peek_opening(self, keep: int) -> mcp_types.JSONRPCRequest | None:
+        """Read up to the first request (``None`` at end of file) and put it back, with at
+        most ``keep`` messages that came before it (later ones are dropped), to be received
+        again in order."""
+        lead: list[SessionMessage] = []
+        opening = None
+        while opening is None:
+            try:
+                item = await self.receive()
+            except anyio.EndOfStream:
+                break
+            if isinstance(item.message, mcp_types.JSONRPCRequest):
+                opening = item.message
+            elif len(lead) >= keep:
+                logger.debug("dropped a message received before the first request: %r", item)
                 continue
-            return text
+            lead.append(item)
+        self._lead.extend(lead)
+        return opening
 
     async def _skip_rest(self) -> None:
         """Drop the rest of an oversized line (asyncio already dropped what it had)."""
@@ -103,44 +138,86 @@ class LineReader:
             if chunk.endswith(b"\n"):
                 return
 
-    def _answered_bad(self, text: str) -> bool:
-        """Whether ``text`` is not a valid message (then answered if it has an id)."""
+    def _parse(self, text: str) -> mcp_types.JSONRPCMessage | None:
+        """``text`` as a message, or ``None`` when it is not one (then answered if it has an id)."""
         if too_deep(text.encode()):
             self._error(None, mcp_types.PARSE_ERROR, "Parse error: the JSON is nested too deeply")
-            return True
+            return None
         try:
-            mcp_types.jsonrpc_message_adapter.validate_json(text, by_name=False)
-            return False
+            return mcp_types.jsonrpc_message_adapter.validate_json(text, by_name=False)
         except (ValueError, RecursionError):
             pass
         try:
             data = json.loads(text)
         except (ValueError, RecursionError):
             self._error(None, mcp_types.PARSE_ERROR, "Parse error: the line is not valid JSON")
-            return True
+            return None
         rid = data.get("id") if isinstance(data, dict) else None
         if isinstance(rid, str | int) and not isinstance(rid, bool):
             self._error(
                 rid, mcp_types.INVALID_REQUEST, "Invalid request: not a valid JSON-RPC message"
             )
-        return True
+        return None
 
     def _error(self, rid: str | int | None, code: int, message: str) -> None:
         reply = {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}}
         self._reply(json.dumps(reply) + "\n")
 
+    async def aclose(self) -> None:
+        """Stop reading (the pipe itself is closed by :func:`loop_pipes`)."""
+        self._closed = True
+        self._lead.clear()
+
+    def __aiter__(self) -> LineReader:
+        return self
+
+    async def __anext__(self) -> SessionMessage:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> LineReader:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self._closed = True
+
 
 class PipeWriter:
-    """Text written to a pipe; ``flush`` waits while the reader is behind."""
+    """The pipe as the SDK's write stream: each message is written, as one line, by the task
+    that sends it (no writer task to hand it to), and waits only while the reader is behind.
+
+    A pipe the reader has closed makes sends raise ``BrokenResourceError`` (the SDK drops the
+    reply); sends after :meth:`aclose` raise ``ClosedResourceError``.
+    """
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
         self._writer = writer
+        self._closed = False
 
-    async def write(self, text: str) -> None:
-        self._writer.write(text.encode("utf-8"))
+    async def send(self, item: SessionMessage, /) -> None:
+        """Write one message as one line."""
+        if self._closed:
+            raise anyio.ClosedResourceError
+        data = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+        try:
+            if self._writer.transport.is_closing():
+                raise ConnectionResetError
+            self._writer.write(data.encode() + b"\n")
+            await self._writer.drain()
+        except OSError:  # the reader is gone (BrokenPipeError, ConnectionResetError)
+            raise anyio.BrokenResourceError from None
 
-    async def flush(self) -> None:
-        await self._writer.drain()
+    async def aclose(self) -> None:
+        """Refuse further messages (the pipe itself is closed by :func:`loop_pipes`)."""
+        self._closed = True
+
+    async def __aenter__(self) -> PipeWriter:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self._closed = True
 
 
 @asynccontextmanager
