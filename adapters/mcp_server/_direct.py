@@ -28,7 +28,7 @@ import json
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import pydantic_core
@@ -58,11 +58,13 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
+from adapters.mcp_server._envelopes import EnvelopeConnections, has_cleanup
+
 __all__ = ["DirectReplies"]
 
 log = logging.getLogger("toolkit.server")
 
-_VERSION_HEADER = MCP_PROTOCOL_VERSION_HEADER.lower().encode("ascii")
+_VERSION_HEADER = MCP_PROTOCOL_VERSION_HEADER.lower()
 _TRANSPORT = TransportContext(kind="streamable-http", can_send_request=False)
 _JSON_HEADERS = (b"content-type", b"application/json")
 _PARAM_PREFIX = MCP_PARAM_HEADER_PREFIX.lower()
@@ -118,6 +120,7 @@ class DirectReplies:
         self._server = server
         self._security = TransportSecurityMiddleware(security)
         self._declared: dict[int, tuple[Mapping[str, Any], bool]] = {}
+        self._connections = EnvelopeConnections()
         #: Set while the app's lifespan runs (the server's own lifespan is running then).
         self.running = False
 
@@ -125,15 +128,18 @@ class DirectReplies:
         """Answer the POST whose complete ``body`` is given; ``False``: declined, nothing sent."""
         if not self.running:
             return False
-        version = _version(scope)
+        headers = _HeaderView(scope["headers"])
+        # The SDK's own checks, reading the headers through one map instead of a scan per name.
+        view = cast(Request, headers)
+        if await self._security.validate_request(view, is_post=True) is not None:
+            return False
+        if not check_accept_headers(view)[0] or not _json_content(headers):
+            return False
+        version = headers.get(_VERSION_HEADER)
         modern = version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS
         request = Request(scope, receive)
-        if await self._security.validate_request(request, is_post=True) is not None:
-            return False
-        if not check_accept_headers(request)[0] or not _json_content(request):
-            return False
         if modern:
-            return await self._modern(request, body, send)
+            return await self._modern(request, headers, body, send)
         message = _plain_request(pydantic_core.from_json, body)
         if message is None:
             return False
@@ -168,21 +174,22 @@ class DirectReplies:
         try:
             return await runner.on_request(exchange, method, params)
         finally:
-            if getattr(connection.exit_stack, "_exit_callbacks", True):
+            if has_cleanup(connection):
                 await aclose_shielded(connection)
 
-    async def _modern(self, request: Request, body: bytes, send: Send) -> bool:
+    async def _modern(
+        self, request: Request, headers: _HeaderView, body: bytes, send: Send
+    ) -> bool:
         """A 2026-07-28 request, through the SDK's own ladder of checks (``handle_modern_request``
         without its request and response models); a rejection of any rung is the SDK's to send."""
         message = _plain_request(json.loads, body)
-        headers = _first_values(request.scope["headers"])
-        if message is None or headers is None:
+        if message is None or headers.duplicated:
             return False
         request_id, method, params = message
         body_fields = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
         verdict = classify_inbound_request(body_fields, headers=headers)
         if not isinstance(verdict, InboundModernRoute) or not self._params_fit(
-            request, method, params
+            request, headers, method, params
         ):
             return False
         exchange = _Exchange(
@@ -192,7 +199,7 @@ class DirectReplies:
                 kind="streamable-http", can_send_request=False, headers=request.headers
             ),
         )
-        connection = Connection.from_envelope(
+        connection = self._connections.of(
             verdict.protocol_version, verdict.client_info, verdict.client_capabilities
         )
         try:
@@ -207,7 +214,9 @@ class DirectReplies:
         await _send_json(send, _result(request_id, result))
         return True
 
-    def _params_fit(self, request: Request, method: str, params: dict[str, Any] | None) -> bool:
+    def _params_fit(
+        self, request: Request, headers: _HeaderView, method: str, params: dict[str, Any] | None
+    ) -> bool:
         """Whether a ``tools/call``'s ``Mcp-Param-*`` headers agree with its arguments."""
         if method != "tools/call":
             return True
@@ -215,7 +224,6 @@ class DirectReplies:
         name, arguments = params.get("name"), params.get("arguments")
         if not isinstance(name, str) or not isinstance(arguments, Mapping | None):
             return True  # the SDK skips the check too; the handler refuses such params
-        headers = request.headers
         if not arguments and not any(h.startswith(_PARAM_PREFIX) for h in headers):
             return True
         lookup = self._server.get_tool_input_schema
@@ -227,7 +235,7 @@ class DirectReplies:
             return False
         if schema is None or not self._declares_headers(schema):
             return True  # no property is mirrored into a header: nothing can disagree
-        return validate_mcp_param_headers(schema, arguments or {}, headers) is None
+        return validate_mcp_param_headers(schema, arguments or {}, request.headers) is None
 
     def _declares_headers(self, schema: Mapping[str, Any]) -> bool:
         """Whether ``schema`` may mark a property ``x-mcp-header`` (remembered per schema)."""
@@ -241,28 +249,32 @@ class DirectReplies:
         return declares
 
 
-def _version(scope: Scope) -> str | None:
-    for name, value in scope["headers"]:
-        if name == _VERSION_HEADER:
-            return str(value.decode("latin-1"))
-    return None
+class _HeaderView(dict[str, str]):
+    """A request's headers read once: the first value of each name, as Starlette's
+    ``Headers.get`` reads them; ``duplicated`` when a routing header comes twice (the SDK's
+    ``HEADER_MISMATCH``). ``get`` lowercases the name, as ``Headers.get`` does."""
+
+    def __init__(self, raw: list[tuple[bytes, bytes]]) -> None:
+        super().__init__()
+        self.duplicated = False
+        for name, value in raw:
+            key = name.decode("latin-1")
+            if key not in self:
+                self[key] = value.decode("latin-1")
+            elif key in _ROUTING_HEADERS:
+                self.duplicated = True
+
+    @property
+    def headers(self) -> _HeaderView:
+        """Itself: the SDK's header checks read ``request.headers`` and nothing else."""
+        return self
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        return super().get(key.lower(), default)
 
 
-def _first_values(raw: list[tuple[bytes, bytes]]) -> dict[str, str] | None:
-    """The headers as ``dict(request.headers)`` reads them (the first value of each name), or
-    ``None`` when a routing header comes twice (the SDK's ``HEADER_MISMATCH``)."""
-    headers: dict[str, str] = {}
-    for name, value in raw:
-        key = name.decode("latin-1")
-        if key not in headers:
-            headers[key] = value.decode("latin-1")
-        elif key in _ROUTING_HEADERS:
-            return None
-    return headers
-
-
-def _json_content(request: Request) -> bool:
-    content_type = request.headers.get("content-type", "")
+def _json_content(headers: _HeaderView) -> bool:
+    content_type = headers.get("content-type", "")
     return any(part.strip() == "application/json" for part in content_type.split(";")[0].split(","))
 
 
