@@ -34,7 +34,7 @@ import anyio
 import pydantic_core
 from mcp.server.connection import Connection
 from mcp.server.lowlevel.server import Server
-from mcp.server.runner import ServerRunner, aclose_shielded, modern_error_data
+from mcp.server.runner import aclose_shielded, modern_error_data
 from mcp.server.streamable_http import check_accept_headers
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp.shared.dispatcher import CallOptions
@@ -58,6 +58,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
+from adapters.mcp_server._chain import ChainRunner, needed
 from adapters.mcp_server._envelopes import EnvelopeConnections, has_cleanup
 
 __all__ = ["DirectReplies"]
@@ -169,8 +170,10 @@ class DirectReplies:
         connection: Connection,
     ) -> dict[str, Any]:
         """The SDK's ``serve_one``, whose shielded teardown of the connection's exit stack runs
-        only when something was pushed onto it."""
-        runner = ServerRunner(self._server, connection, None)
+        only when something was pushed onto it, without the middleware that would only hand
+        this request on (:mod:`._chain`)."""
+        chain = needed(self._server.middleware, method, connection.protocol_version, params)
+        runner = ChainRunner(self._server, connection, None, chain=chain)
         try:
             return await runner.on_request(exchange, method, params)
         finally:
