@@ -255,7 +255,7 @@ class DirectReplies:
 class _HeaderView(dict[str, str]):
     """A request's headers read once: the first value of each name, as Starlette's
     ``Headers.get`` reads them; ``duplicated`` when a routing header comes twice (the SDK's
-    ``HEADER_MISMATCH``). ``get`` lowercases the name, as ``Headers.get`` does."""
+    ``HEADER_MISMATCH``)."""
 
     def __init__(self, raw: list[tuple[bytes, bytes]]) -> None:
         super().__init__()
@@ -268,12 +268,21 @@ class _HeaderView(dict[str, str]):
                 self.duplicated = True
 
     @property
-    def headers(self) -> _HeaderView:
-        """Itself: the SDK's header checks read ``request.headers`` and nothing else."""
-        return self
+    def headers(self) -> _Folded:
+        """For the SDK's header checks, which read ``request.headers`` and nothing else."""
+        return _Folded(self)
 
-    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
-        return super().get(key.lower(), default)
+
+class _Folded:
+    """``headers.get`` with the name lowercased, as Starlette's ``Headers.get`` does."""
+
+    __slots__ = ("_headers",)
+
+    def __init__(self, headers: dict[str, str]) -> None:
+        self._headers = headers
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._headers.get(key.lower(), default)
 
 
 def _json_content(headers: _HeaderView) -> bool:
