@@ -28,21 +28,18 @@ import json
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import anyio
 import pydantic_core
 from mcp.server.connection import Connection
 from mcp.server.lowlevel.server import Server
 from mcp.server.runner import aclose_shielded, modern_error_data
-from mcp.server.streamable_http import check_accept_headers
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp.shared.dispatcher import CallOptions
 from mcp.shared.exceptions import NoBackChannelError
 from mcp.shared.inbound import (
     ERROR_CODE_HTTP_STATUS,
-    MCP_METHOD_HEADER,
-    MCP_NAME_HEADER,
     MCP_PARAM_HEADER_PREFIX,
     MCP_PROTOCOL_VERSION_HEADER,
     X_MCP_HEADER_KEY,
@@ -60,6 +57,7 @@ from starlette.types import Receive, Scope, Send
 
 from adapters.mcp_server._chain import ChainRunner, needed
 from adapters.mcp_server._envelopes import EnvelopeConnections, has_cleanup
+from adapters.mcp_server._transport_checks import HeaderView, TransportChecks
 
 __all__ = ["DirectReplies"]
 
@@ -69,9 +67,6 @@ _VERSION_HEADER = MCP_PROTOCOL_VERSION_HEADER.lower()
 _TRANSPORT = TransportContext(kind="streamable-http", can_send_request=False)
 _JSON_HEADERS = (b"content-type", b"application/json")
 _PARAM_PREFIX = MCP_PARAM_HEADER_PREFIX.lower()
-_ROUTING_HEADERS = frozenset(
-    h.lower() for h in (MCP_PROTOCOL_VERSION_HEADER, MCP_METHOD_HEADER, MCP_NAME_HEADER)
-)
 #: Tool schemas whose ``x-mcp-header`` answer is remembered (forgotten all at once past it).
 _MAX_SCHEMAS = 4096
 
@@ -119,7 +114,7 @@ class DirectReplies:
 
     def __init__(self, server: Server[Any], security: TransportSecuritySettings | None) -> None:
         self._server = server
-        self._security = TransportSecurityMiddleware(security)
+        self._checks = TransportChecks(TransportSecurityMiddleware(security))
         self._declared: dict[int, tuple[Mapping[str, Any], bool]] = {}
         self._connections = EnvelopeConnections()
         #: Set while the app's lifespan runs (the server's own lifespan is running then).
@@ -129,12 +124,8 @@ class DirectReplies:
         """Answer the POST whose complete ``body`` is given; ``False``: declined, nothing sent."""
         if not self.running:
             return False
-        headers = _HeaderView(scope["headers"])
-        # The SDK's own checks, reading the headers through one map instead of a scan per name.
-        view = cast(Request, headers)
-        if await self._security.validate_request(view, is_post=True) is not None:
-            return False
-        if not check_accept_headers(view)[0] or not _json_content(headers):
+        headers = HeaderView(scope["headers"])
+        if not await self._checks.passed(headers):
             return False
         version = headers.get(_VERSION_HEADER)
         modern = version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS
@@ -180,9 +171,7 @@ class DirectReplies:
             if has_cleanup(connection):
                 await aclose_shielded(connection)
 
-    async def _modern(
-        self, request: Request, headers: _HeaderView, body: bytes, send: Send
-    ) -> bool:
+    async def _modern(self, request: Request, headers: HeaderView, body: bytes, send: Send) -> bool:
         """A 2026-07-28 request, through the SDK's own ladder of checks (``handle_modern_request``
         without its request and response models); a rejection of any rung is the SDK's to send."""
         message = _plain_request(json.loads, body)
@@ -218,7 +207,7 @@ class DirectReplies:
         return True
 
     def _params_fit(
-        self, request: Request, headers: _HeaderView, method: str, params: dict[str, Any] | None
+        self, request: Request, headers: HeaderView, method: str, params: dict[str, Any] | None
     ) -> bool:
         """Whether a ``tools/call``'s ``Mcp-Param-*`` headers agree with its arguments."""
         if method != "tools/call":
@@ -250,44 +239,6 @@ class DirectReplies:
         declares = X_MCP_HEADER_KEY in json.dumps(schema, default=str)
         self._declared[id(schema)] = (schema, declares)
         return declares
-
-
-class _HeaderView(dict[str, str]):
-    """A request's headers read once: the first value of each name, as Starlette's
-    ``Headers.get`` reads them; ``duplicated`` when a routing header comes twice (the SDK's
-    ``HEADER_MISMATCH``)."""
-
-    def __init__(self, raw: list[tuple[bytes, bytes]]) -> None:
-        super().__init__()
-        self.duplicated = False
-        for name, value in raw:
-            key = name.decode("latin-1")
-            if key not in self:
-                self[key] = value.decode("latin-1")
-            elif key in _ROUTING_HEADERS:
-                self.duplicated = True
-
-    @property
-    def headers(self) -> _Folded:
-        """For the SDK's header checks, which read ``request.headers`` and nothing else."""
-        return _Folded(self)
-
-
-class _Folded:
-    """``headers.get`` with the name lowercased, as Starlette's ``Headers.get`` does."""
-
-    __slots__ = ("_headers",)
-
-    def __init__(self, headers: dict[str, str]) -> None:
-        self._headers = headers
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self._headers.get(key.lower(), default)
-
-
-def _json_content(headers: _HeaderView) -> bool:
-    content_type = headers.get("content-type", "")
-    return any(part.strip() == "application/json" for part in content_type.split(";")[0].split(","))
 
 
 def _plain_request(

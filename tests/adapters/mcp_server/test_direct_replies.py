@@ -13,10 +13,12 @@ from typing import Annotated, Any
 
 import httpx
 import pytest
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from pydantic import Field
 
 from adapters.mcp_server import build_server, http_app
 from adapters.mcp_server._chain import needed
+from adapters.mcp_server._transport_checks import HeaderView, TransportChecks
 from tests.adapters.mcp_server.conftest import serving
 from tests.support import served_registry
 from toolkit import ToolContext, mcp_tool
@@ -271,3 +273,24 @@ def test_only_layers_with_nothing_to_do_are_left_out() -> None:
     traced = {**call, "_meta": {"traceparent": "00-" + "1" * 32 + "-" + "2" * 16 + "-01"}}
     assert needed(server.middleware, "tools/call", MODERN, traced) == [spans, state]
     assert changes in needed(server.middleware, "notifications/initialized", LEGACY, None)
+
+
+@pytest.mark.anyio
+async def test_header_verdicts_are_the_sdks_and_stay_bounded() -> None:
+    settings = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=["localhost:*"]
+    )
+    checks = TransportChecks(TransportSecurityMiddleware(settings))
+
+    def headers(host: str, content_type: str = "application/json") -> HeaderView:
+        raw = [("host", host), ("content-type", content_type), ("accept", "application/json")]
+        return HeaderView([(name.encode(), value.encode()) for name, value in raw])
+
+    for _ in range(2):  # the second time from the kept verdicts
+        assert await checks.passed(headers("localhost:8000"))
+        assert not await checks.passed(headers("evil.example:8000"))
+        assert not await checks.passed(headers("localhost:8000", "text/plain"))
+    for i in range(1000):  # a flood of made-up hosts
+        assert not await checks.passed(headers(f"host-{i}.example"))
+    assert len(checks._verdicts) <= 256
+    assert await checks.passed(headers("localhost:8000"))
