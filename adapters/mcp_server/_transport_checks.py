@@ -2,11 +2,11 @@
 
 Before answering a request itself, the direct path (:mod:`._direct`) runs the checks the SDK's
 transport runs: ``Content-Type`` is JSON, ``Host`` and ``Origin`` are allowed (DNS-rebinding
-protection), ``Accept`` takes JSON. Their verdict depends on those four header values and the
-server's settings (fixed when the app is built) only, and a client sends the same values with every request, so the verdict
-is kept per combination (a bounded map, forgotten all at once past its size). The checks
-themselves are the SDK's own (``TransportSecurityMiddleware.validate_request`` and
-``check_accept_headers``), run on a request's first sight of a combination.
+protection), ``Accept`` takes JSON. Their verdict depends only on those four header values and
+the server's settings (fixed when the app is built), and a client sends the same values with
+every request, so the verdict is kept per combination (a bounded map, forgotten all at once past
+its size). The checks themselves are the SDK's own (``TransportSecurityMiddleware.
+validate_request`` and ``check_accept_headers``), run on the first sight of a combination.
 """
 
 from __future__ import annotations
