@@ -147,6 +147,8 @@ def request_origin(request: Any, header: str | None) -> tuple[str | None, str | 
     """
     client = getattr(request, "client", None)
     peer = str(client.host) if client is not None and getattr(client, "host", None) else None
+    if not header:
+        return peer, peer
     headers = getattr(request, "headers", None)
-    named = headers.get(header) if header and headers is not None else None
+    named = headers.get(header) if headers is not None else None
     return named or peer, peer

@@ -125,6 +125,10 @@ class ListChangeNotifier:
             self._depth -= 1
             self.listen_handler.close()
 
+    def passes_through(self, method: str, version: str, params: object) -> bool:
+        """Whether :meth:`__call__` only hands such a message on (:mod:`._chain`)."""
+        return method != "notifications/initialized"
+
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:

@@ -34,15 +34,12 @@ import anyio
 import pydantic_core
 from mcp.server.connection import Connection
 from mcp.server.lowlevel.server import Server
-from mcp.server.runner import ServerRunner, aclose_shielded, modern_error_data
-from mcp.server.streamable_http import check_accept_headers
+from mcp.server.runner import aclose_shielded, modern_error_data
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp.shared.dispatcher import CallOptions
 from mcp.shared.exceptions import NoBackChannelError
 from mcp.shared.inbound import (
     ERROR_CODE_HTTP_STATUS,
-    MCP_METHOD_HEADER,
-    MCP_NAME_HEADER,
     MCP_PARAM_HEADER_PREFIX,
     MCP_PROTOCOL_VERSION_HEADER,
     X_MCP_HEADER_KEY,
@@ -58,17 +55,18 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
+from adapters.mcp_server._chain import ChainRunner, needed
+from adapters.mcp_server._envelopes import EnvelopeConnections, has_cleanup
+from adapters.mcp_server._transport_checks import HeaderView, TransportChecks
+
 __all__ = ["DirectReplies"]
 
 log = logging.getLogger("toolkit.server")
 
-_VERSION_HEADER = MCP_PROTOCOL_VERSION_HEADER.lower().encode("ascii")
+_VERSION_HEADER = MCP_PROTOCOL_VERSION_HEADER.lower()
 _TRANSPORT = TransportContext(kind="streamable-http", can_send_request=False)
 _JSON_HEADERS = (b"content-type", b"application/json")
 _PARAM_PREFIX = MCP_PARAM_HEADER_PREFIX.lower()
-_ROUTING_HEADERS = frozenset(
-    h.lower() for h in (MCP_PROTOCOL_VERSION_HEADER, MCP_METHOD_HEADER, MCP_NAME_HEADER)
-)
 #: Tool schemas whose ``x-mcp-header`` answer is remembered (forgotten all at once past it).
 _MAX_SCHEMAS = 4096
 
@@ -116,8 +114,9 @@ class DirectReplies:
 
     def __init__(self, server: Server[Any], security: TransportSecuritySettings | None) -> None:
         self._server = server
-        self._security = TransportSecurityMiddleware(security)
+        self._checks = TransportChecks(TransportSecurityMiddleware(security))
         self._declared: dict[int, tuple[Mapping[str, Any], bool]] = {}
+        self._connections = EnvelopeConnections()
         #: Set while the app's lifespan runs (the server's own lifespan is running then).
         self.running = False
 
@@ -125,15 +124,14 @@ class DirectReplies:
         """Answer the POST whose complete ``body`` is given; ``False``: declined, nothing sent."""
         if not self.running:
             return False
-        version = _version(scope)
+        headers = HeaderView(scope["headers"])
+        if not await self._checks.passed(headers):
+            return False
+        version = headers.get(_VERSION_HEADER)
         modern = version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS
         request = Request(scope, receive)
-        if await self._security.validate_request(request, is_post=True) is not None:
-            return False
-        if not check_accept_headers(request)[0] or not _json_content(request):
-            return False
         if modern:
-            return await self._modern(request, body, send)
+            return await self._modern(request, headers, body, send)
         message = _plain_request(pydantic_core.from_json, body)
         if message is None:
             return False
@@ -163,26 +161,27 @@ class DirectReplies:
         connection: Connection,
     ) -> dict[str, Any]:
         """The SDK's ``serve_one``, whose shielded teardown of the connection's exit stack runs
-        only when something was pushed onto it."""
-        runner = ServerRunner(self._server, connection, None)
+        only when something was pushed onto it, without the middleware that would only hand
+        this request on (:mod:`._chain`)."""
+        chain = needed(self._server.middleware, method, connection.protocol_version, params)
+        runner = ChainRunner(self._server, connection, None, chain=chain)
         try:
             return await runner.on_request(exchange, method, params)
         finally:
-            if getattr(connection.exit_stack, "_exit_callbacks", True):
+            if has_cleanup(connection):
                 await aclose_shielded(connection)
 
-    async def _modern(self, request: Request, body: bytes, send: Send) -> bool:
+    async def _modern(self, request: Request, headers: HeaderView, body: bytes, send: Send) -> bool:
         """A 2026-07-28 request, through the SDK's own ladder of checks (``handle_modern_request``
         without its request and response models); a rejection of any rung is the SDK's to send."""
         message = _plain_request(json.loads, body)
-        headers = _first_values(request.scope["headers"])
-        if message is None or headers is None:
+        if message is None or headers.duplicated:
             return False
         request_id, method, params = message
         body_fields = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
         verdict = classify_inbound_request(body_fields, headers=headers)
         if not isinstance(verdict, InboundModernRoute) or not self._params_fit(
-            request, method, params
+            request, headers, method, params
         ):
             return False
         exchange = _Exchange(
@@ -192,7 +191,7 @@ class DirectReplies:
                 kind="streamable-http", can_send_request=False, headers=request.headers
             ),
         )
-        connection = Connection.from_envelope(
+        connection = self._connections.of(
             verdict.protocol_version, verdict.client_info, verdict.client_capabilities
         )
         try:
@@ -207,7 +206,9 @@ class DirectReplies:
         await _send_json(send, _result(request_id, result))
         return True
 
-    def _params_fit(self, request: Request, method: str, params: dict[str, Any] | None) -> bool:
+    def _params_fit(
+        self, request: Request, headers: HeaderView, method: str, params: dict[str, Any] | None
+    ) -> bool:
         """Whether a ``tools/call``'s ``Mcp-Param-*`` headers agree with its arguments."""
         if method != "tools/call":
             return True
@@ -215,7 +216,6 @@ class DirectReplies:
         name, arguments = params.get("name"), params.get("arguments")
         if not isinstance(name, str) or not isinstance(arguments, Mapping | None):
             return True  # the SDK skips the check too; the handler refuses such params
-        headers = request.headers
         if not arguments and not any(h.startswith(_PARAM_PREFIX) for h in headers):
             return True
         lookup = self._server.get_tool_input_schema
@@ -227,7 +227,7 @@ class DirectReplies:
             return False
         if schema is None or not self._declares_headers(schema):
             return True  # no property is mirrored into a header: nothing can disagree
-        return validate_mcp_param_headers(schema, arguments or {}, headers) is None
+        return validate_mcp_param_headers(schema, arguments or {}, request.headers) is None
 
     def _declares_headers(self, schema: Mapping[str, Any]) -> bool:
         """Whether ``schema`` may mark a property ``x-mcp-header`` (remembered per schema)."""
@@ -239,31 +239,6 @@ class DirectReplies:
         declares = X_MCP_HEADER_KEY in json.dumps(schema, default=str)
         self._declared[id(schema)] = (schema, declares)
         return declares
-
-
-def _version(scope: Scope) -> str | None:
-    for name, value in scope["headers"]:
-        if name == _VERSION_HEADER:
-            return str(value.decode("latin-1"))
-    return None
-
-
-def _first_values(raw: list[tuple[bytes, bytes]]) -> dict[str, str] | None:
-    """The headers as ``dict(request.headers)`` reads them (the first value of each name), or
-    ``None`` when a routing header comes twice (the SDK's ``HEADER_MISMATCH``)."""
-    headers: dict[str, str] = {}
-    for name, value in raw:
-        key = name.decode("latin-1")
-        if key not in headers:
-            headers[key] = value.decode("latin-1")
-        elif key in _ROUTING_HEADERS:
-            return None
-    return headers
-
-
-def _json_content(request: Request) -> bool:
-    content_type = request.headers.get("content-type", "")
-    return any(part.strip() == "application/json" for part in content_type.split(";")[0].split(","))
 
 
 def _plain_request(

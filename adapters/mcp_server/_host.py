@@ -48,10 +48,12 @@ class HostCheck:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = [
-            (name, value.lower() if name in _LOWERED else value) for name, value in scope["headers"]
-        ]
-        scope = {**scope, "headers": headers}
+        headers: list[tuple[bytes, bytes]] = scope["headers"]
+        if any(name in _LOWERED and value != value.lower() for name, value in headers):
+            headers = [
+                (name, value.lower() if name in _LOWERED else value) for name, value in headers
+            ]
+            scope = {**scope, "headers": headers}
         if scope["path"] in self._open_paths and self._security.enable_dns_rebinding_protection:
             host = next((v.decode("latin-1") for n, v in headers if n == b"host"), "")
             if not host_allowed(host, self._security.allowed_hosts):

@@ -29,17 +29,33 @@ class RequestSpans(OpenTelemetryMiddleware):
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
-        if _traced(ctx):
+        if _traced(ctx.params):
             return await super().__call__(ctx, call_next)
         return await call_next(ctx)
 
+    def passes_through(self, method: str, version: str, params: Mapping[str, Any] | None) -> bool:
+        """Whether :meth:`__call__` only hands such a request on (:mod:`._chain`)."""
+        return not _traced(params)
 
-def _traced(ctx: ServerRequestContext[Any, Any]) -> bool:
-    """Whether a span of this request is recorded or propagates a caller's trace context."""
+
+#: The global propagator seen last and the ``_meta`` keys it reads (a composite propagator
+#: works its ``fields`` out again on every access).
+_fields: list[Any] = [None, frozenset()]
+
+
+def _traced(params: Any) -> bool:
+    """Whether a span of a request with these params is recorded or propagates a caller's
+    trace context."""
     if not isinstance(trace.get_tracer_provider(), _UNRECORDED):
         return True
-    meta = ctx.params.get("_meta") if isinstance(ctx.params, Mapping) else None
-    return isinstance(meta, Mapping) and not propagate.get_global_textmap().fields.isdisjoint(meta)
+    meta = params.get("_meta") if isinstance(params, dict | Mapping) else None
+    if not isinstance(meta, dict | Mapping):
+        return False
+    textmap = propagate.get_global_textmap()
+    if _fields[0] is not textmap:
+        _fields[:] = [textmap, frozenset(textmap.fields)]
+    fields: frozenset[str] = _fields[1]
+    return not fields.isdisjoint(meta)
 
 
 def quiet_when_untraced(middleware: list[ServerMiddleware[Any]]) -> None:

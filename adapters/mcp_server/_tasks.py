@@ -137,6 +137,14 @@ class TaskServing:
         registry = self.server.registry
         return registry.get(name).spec.options.task_support if name in registry else "forbidden"
 
+    def passes_through(self, method: str, version: str, params: Mapping[str, Any] | None) -> bool:
+        """Whether :meth:`__call__` only hands such a request on (:mod:`._chain`)."""
+        return (
+            method != "tools/call"
+            or not isinstance(params, Mapping)
+            or version in MODERN_PROTOCOL_VERSIONS
+        )
+
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:

@@ -31,6 +31,12 @@ class GatheredWrites:
         self._transport = transport
         self._loop = loop
         self._pending: list[bytes] = []
+        # What uvicorn calls on every request or connection, bound once: reaching the wrapped
+        # transport through ``__getattr__`` costs a failed lookup and a Python call each time.
+        self.is_closing = transport.is_closing
+        self.pause_reading = transport.pause_reading
+        self.resume_reading = transport.resume_reading
+        self.get_extra_info = transport.get_extra_info
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         """Queue ``data`` for this turn's write."""

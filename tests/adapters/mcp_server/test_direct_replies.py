@@ -13,12 +13,15 @@ from typing import Annotated, Any
 
 import httpx
 import pytest
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from pydantic import Field
 
 from adapters.mcp_server import build_server, http_app
+from adapters.mcp_server._chain import needed
+from adapters.mcp_server._transport_checks import HeaderView, TransportChecks
 from tests.adapters.mcp_server.conftest import serving
 from tests.support import served_registry
-from toolkit import mcp_tool
+from toolkit import ToolContext, mcp_tool
 
 LEGACY = "2025-11-25"
 MODERN = "2026-07-28"
@@ -39,11 +42,22 @@ def route(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Regio
     return f"routed to {region}"
 
 
+@mcp_tool(read_only=True)
+def whoami(context: ToolContext) -> str:
+    """Name the client that calls, as its request says.
+
+    Args:
+        context: The call's context.
+    """
+    return str(context.values.get("mcp_client"))
+
+
 @pytest.fixture(scope="module")
 def urls() -> Iterator[tuple[str, str]]:
     def app(**options: Any) -> Any:
         registry = served_registry.build()
         registry.register(route)
+        registry.register(whoami)
         return http_app(build_server(registry, name="served"), **options)
 
     with serving(app()) as direct, serving(app(json_response=True)) as sdk:
@@ -77,6 +91,15 @@ def _same(urls: tuple[str, str], body: bytes, headers: Any) -> httpx.Response:
     assert direct.headers.get("content-type") == sdk.headers.get("content-type")
     assert _content(direct) == _content(sdk)
     return direct
+
+
+def _as(client_info: Any, **params: Any) -> bytes:
+    """A 2026-07-28 request whose envelope names ``client_info`` (left out when ``None``)."""
+    envelope = {key: value for key, value in ENVELOPE.items() if "clientInfo" not in key}
+    if client_info is not None:
+        envelope["io.modelcontextprotocol/clientInfo"] = client_info
+    message = {"jsonrpc": "2.0", "id": 3, "method": "tools/call"}
+    return json.dumps({**message, "params": {**params, "_meta": envelope}}).encode()
 
 
 def _content(response: httpx.Response) -> Any:
@@ -149,7 +172,25 @@ CASES = {
         _body(version=MODERN, name="echo", arguments={"text": "hi"}),
         [*_headers(MODERN), ("mcp-param-text", "hi")],
     ),
+    "modern: a client info of the wrong shape": (
+        _as("not an object", name="whoami", arguments={}),
+        _headers(MODERN, name="whoami"),
+    ),
+    "modern: no client info": (
+        _as(None, name="whoami", arguments={}),
+        _headers(MODERN, name="whoami"),
+    ),
+    "a Host in capitals": (_body(**CALL), [*_headers(LEGACY), ("host", "LOCALHOST")]),
+    "an Origin in capitals": (_body(**CALL), [*_headers(LEGACY), ("origin", "HTTP://LOCALHOST")]),
     # hostile input: each is refused (or answered) as the SDK's transport would
+    "an Origin from elsewhere": (
+        _body(version=MODERN, **CALL),
+        [*_headers(MODERN), ("origin", "http://evil.example")],
+    ),
+    "a Host from elsewhere in capitals": (
+        _body(version=MODERN, **CALL),
+        [*_headers(MODERN), ("host", "EVIL.EXAMPLE")],
+    ),
     "malformed JSON": (b'{"jsonrpc": "2.0", "id": 3, "method": "tools/ca', _headers(LEGACY)),
     "a batch": (b"[" + _body(**CALL) + b", " + _body(**CALL) + b"]", _headers(LEGACY)),
     "deeply nested arguments": (
@@ -193,3 +234,63 @@ def test_a_plain_call_needs_no_session_of_its_own(
         assert response.json()["result"]["content"][0]["text"] == "hé"
     sessions = [r for r in caplog.records if "Creating new transport" in r.getMessage()]
     assert len(sessions) == 1  # the SDK path's call made one; the default app's none
+
+
+def test_each_envelope_names_its_own_client(urls: tuple[str, str]) -> None:
+    # The envelope's models are made once per distinct envelope: each request still gets its own.
+    for name in ("first", "second", "first", None):
+        client = None if name is None else {"name": name, "version": "1"}
+        body = _as(client, name="whoami", arguments={})
+        response = _same(urls, body, _headers(MODERN, name="whoami"))
+        assert response.json()["result"]["content"][0]["text"] == str(name)
+
+
+def test_an_application_middleware_sees_every_direct_request() -> None:
+    seen: list[tuple[str, str]] = []
+
+    async def watch(ctx: Any, call_next: Any) -> Any:
+        seen.append((ctx.method, ctx.protocol_version))
+        return await call_next(ctx)
+
+    server = build_server(served_registry.build(), name="watched")
+    server.middleware.append(watch)
+    with serving(http_app(server)) as url:
+        for version in (LEGACY, MODERN):
+            body, headers = _body(version=version, **CALL), _headers(version)
+            response = httpx.post(f"{url}/mcp", content=body, headers=headers, timeout=20)
+            assert response.json()["result"]["content"][0]["text"] == "hé"
+    assert seen == [("tools/call", LEGACY), ("tools/call", MODERN)]
+
+
+def test_only_layers_with_nothing_to_do_are_left_out() -> None:
+    server = build_server(served_registry.build(), name="layers")
+    spans, changes, state, tasks = server.middleware
+    call = {"name": "echo", "arguments": {}}
+    assert needed(server.middleware, "tools/call", MODERN, call) == [state]
+    assert needed(server.middleware, "tools/call", LEGACY, call) == [state, tasks]
+    assert needed(server.middleware, "tools/list", LEGACY, {}) == [state]
+    # a request carrying a caller's trace context keeps the span that hands it on
+    traced = {**call, "_meta": {"traceparent": "00-" + "1" * 32 + "-" + "2" * 16 + "-01"}}
+    assert needed(server.middleware, "tools/call", MODERN, traced) == [spans, state]
+    assert changes in needed(server.middleware, "notifications/initialized", LEGACY, None)
+
+
+@pytest.mark.anyio
+async def test_header_verdicts_are_the_sdks_and_stay_bounded() -> None:
+    settings = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=["localhost:*"]
+    )
+    checks = TransportChecks(TransportSecurityMiddleware(settings))
+
+    def headers(host: str, content_type: str = "application/json") -> HeaderView:
+        raw = [("host", host), ("content-type", content_type), ("accept", "application/json")]
+        return HeaderView([(name.encode(), value.encode()) for name, value in raw])
+
+    for _ in range(2):  # the second time from the kept verdicts
+        assert await checks.passed(headers("localhost:8000"))
+        assert not await checks.passed(headers("evil.example:8000"))
+        assert not await checks.passed(headers("localhost:8000", "text/plain"))
+    for i in range(1000):  # a flood of made-up hosts
+        assert not await checks.passed(headers(f"host-{i}.example"))
+    assert len(checks._verdicts) <= 256
+    assert await checks.passed(headers("localhost:8000"))
