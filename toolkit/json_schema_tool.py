@@ -166,22 +166,20 @@ class _FastCheck:
         )
 
     def accepts(self, arguments: dict[str, Any]) -> bool:
-        properties = self.properties
+        properties, enums = self.properties, self.enums
         for name, value in arguments.items():
             types = properties.get(name)
             if types is None:
                 if self.extra_allowed:
                     continue  # an extra property the schema allows, whatever its value
                 return False
-            if not isinstance(value, types):
-                return False
-            if isinstance(value, bool) and bool not in types:
-                return False
-            allowed = self.enums.get(name)
-            if allowed is not None and not any(
-                type(a) is type(value) and a == value for a in allowed
-            ):
-                return False
+            kind = type(value)
+            if kind not in types:  # exactly a type the schema names: no isinstance needed
+                if kind is bool or not isinstance(value, types):
+                    return False  # bool is an int to Python, never a number to JSON Schema
+            if enums and name in enums:
+                if not any(type(a) is kind and a == value for a in enums[name]):
+                    return False
         return self.required.issubset(arguments)
 
 
