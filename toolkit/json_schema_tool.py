@@ -174,13 +174,17 @@ class _FastCheck:
                     continue  # an extra property the schema allows, whatever its value
                 return False
             kind = type(value)
-            if kind not in types:  # exactly a type the schema names: no isinstance needed
-                if kind is bool or not isinstance(value, types):
-                    return False  # bool is an int to Python, never a number to JSON Schema
-            if enums and name in enums:
-                if not any(type(a) is kind and a == value for a in enums[name]):
-                    return False
-        return self.required.issubset(arguments)
+            # Exactly a type the schema names needs no isinstance; bool is an int to Python,
+            # never a number to JSON Schema.
+            if kind not in types and (kind is bool or not isinstance(value, types)):
+                return False
+            if (
+                enums
+                and name in enums
+                and not any(type(a) is kind and a == value for a in enums[name])
+            ):
+                return False
+        return self.required <= arguments.keys()
 
 
 def schema_problems(

@@ -36,8 +36,8 @@ def parse(arguments: Mapping[str, Any] | str | bytes | None) -> dict[str, Any]:
         ArgumentsRejected: Not a JSON object, or too deep to handle.
     """
     if type(arguments) is dict:  # the usual case: flat arguments, nothing to walk or copy
-        for value in arguments.values():
-            if type(value) in _NESTED:
+        for item in arguments.values():
+            if type(item) in _NESTED:
                 break
         else:
             return arguments
