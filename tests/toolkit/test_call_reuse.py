@@ -23,10 +23,10 @@ from toolkit import (
     ToolResult,
     mcp_tool,
 )
-from toolkit.calls import _wakeup, _workers
+from toolkit.calls import _redact, _wakeup, _workers
 from toolkit.calls._new_context import new_context
 from toolkit.calls._new_record import new_call_record
-from toolkit.calls._redact import scrub_secrets
+from toolkit.calls._redact import masked_arguments, scrub_secrets
 
 
 @mcp_tool
@@ -220,3 +220,12 @@ def test_a_short_string_of_letters_and_digits_is_the_only_one_the_scrubber_skips
     text: str, scrubbed: str
 ) -> None:
     assert scrub_secrets(text) == scrubbed
+
+
+def test_the_argument_names_remembered_stay_few_and_short() -> None:
+    for i in range(_redact._SECRET_NAMES_KEPT + 10):
+        assert masked_arguments({f"field_{i}": "v"}) == {f"field_{i}": "v"}
+    long_name = "x" * 10_000 + "_token"
+    assert masked_arguments({long_name: "t0ken"}) == {long_name: "***"}
+    assert len(_redact._SECRET_NAMES) <= _redact._SECRET_NAMES_KEPT
+    assert all(len(name) <= _redact._NAME_KEPT_CHARS for name in _redact._SECRET_NAMES)

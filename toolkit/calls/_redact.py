@@ -163,6 +163,7 @@ _PLAIN = (str, float, bool, type(None))
 #: ``is_secret_name`` of the argument names seen last, read with one dict lookup per name.
 _SECRET_NAMES: dict[str, bool] = {}
 _SECRET_NAMES_KEPT = 1024
+_NAME_KEPT_CHARS = 64
 
 
 def masked_arguments(args: Any, clean: Callable[[str], str] = scrub_secrets) -> Any:
@@ -185,9 +186,10 @@ def masked_arguments(args: Any, clean: Callable[[str], str] = scrub_secrets) -> 
             secret = _SECRET_NAMES.get(key)
             if secret is None:
                 secret = is_secret_name(key)
-                if len(_SECRET_NAMES) >= _SECRET_NAMES_KEPT:
-                    _SECRET_NAMES.clear()  # names come from callers: keep a bounded few
-                _SECRET_NAMES[key] = secret
+                if len(key) <= _NAME_KEPT_CHARS:  # names come from callers: keep a few short ones
+                    if len(_SECRET_NAMES) >= _SECRET_NAMES_KEPT:
+                        _SECRET_NAMES.clear()
+                    _SECRET_NAMES[key] = secret
             if secret:  # an API token: masked (the mask is ours, not the caller's text)
                 fresh: Any = MASK
             elif kind is str:
