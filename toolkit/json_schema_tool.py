@@ -166,23 +166,25 @@ class _FastCheck:
         )
 
     def accepts(self, arguments: dict[str, Any]) -> bool:
-        properties = self.properties
+        properties, enums = self.properties, self.enums
         for name, value in arguments.items():
             types = properties.get(name)
             if types is None:
                 if self.extra_allowed:
                     continue  # an extra property the schema allows, whatever its value
                 return False
-            if not isinstance(value, types):
+            kind = type(value)
+            # Exactly a type the schema names needs no isinstance; bool is an int to Python,
+            # never a number to JSON Schema.
+            if kind not in types and (kind is bool or not isinstance(value, types)):
                 return False
-            if isinstance(value, bool) and bool not in types:
-                return False
-            allowed = self.enums.get(name)
-            if allowed is not None and not any(
-                type(a) is type(value) and a == value for a in allowed
+            if (
+                enums
+                and name in enums
+                and not any(type(a) is kind and a == value for a in enums[name])
             ):
                 return False
-        return self.required.issubset(arguments)
+        return self.required <= arguments.keys()
 
 
 def schema_problems(

@@ -3,6 +3,7 @@ wake-up) stays right when registries, runs and options change from one call to t
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 import time
@@ -17,12 +18,15 @@ from toolkit import (
     CallRecord,
     ErrorCode,
     ToolCall,
+    ToolContext,
     ToolRegistry,
     ToolResult,
     mcp_tool,
 )
-from toolkit.calls import _wakeup, _workers
+from toolkit.calls import _redact, _wakeup, _workers
+from toolkit.calls._new_context import new_context
 from toolkit.calls._new_record import new_call_record
+from toolkit.calls._redact import masked_arguments, scrub_secrets
 
 
 @mcp_tool
@@ -162,3 +166,66 @@ def test_the_call_paths_record_is_the_record_the_class_makes() -> None:
     registry = _registry()
     record = registry.call_sync("bin_of", {"code": "E5"}).record
     assert record is not None and record.tool == "bin_of" and record.arguments == {"code": "E5"}
+
+
+def test_the_call_paths_context_is_the_context_the_class_makes() -> None:
+    made = new_context("bin_of", "c-1")
+    assert made == ToolContext(tool="bin_of", call_id="c-1") and type(made) is ToolContext
+    assert {f.name for f in dataclasses.fields(ToolContext)} == set(ToolContext.__slots__)
+    for name in ToolContext.__slots__:  # every field is set: a new one must be added there too
+        getattr(made, name)
+    other = new_context("bin_of", "c-2")
+    assert other.values is not made.values and other.injected is not made.injected
+
+
+@mcp_tool
+def sign_in(user: str, api_token: str, note: str, tries: int) -> str:
+    """Sign a user in.
+
+    Args:
+        user: The user id.
+        api_token: The user's token.
+        note: Free text.
+        tries: How many times so far.
+    """
+    return "signed in"
+
+
+def test_flat_arguments_reach_the_record_masked_scrubbed_and_uncopied_when_clean() -> None:
+    registry = ToolRegistry(secrets=("u42x",))
+    registry.register(sign_in)
+    aws_key = "AKIAIOSFODNN7EXAMPLE"  # letters and digits only, and a secret's shape
+    arguments = {"user": "u42x", "api_token": "t0ken", "note": aws_key, "tries": 2}
+    given = dict(arguments)
+    record = registry.call_sync("sign_in", arguments).record
+    assert record is not None and arguments == given
+    assert record.arguments == {"user": "***", "api_token": "***", "note": "***", "tries": 2}
+    clean = {"user": "ada", "api_token": "", "note": "first try", "tries": 1}
+    record = registry.call_sync("sign_in", {**clean, "api_token": "t0ken"}).record
+    assert record is not None and record.arguments == {**clean, "api_token": "***"}
+
+
+@pytest.mark.parametrize(
+    ("text", "scrubbed"),
+    [
+        ("AKIAIOSFODNN7EXAMPLE", "***"),
+        ("ASIAIOSFODNN7EXAMPLE", "***"),
+        ("AKIAIOSFODNN7EXAMPL", "AKIAIOSFODNN7EXAMPL"),
+        ("o7", "o7"),
+        ("Bearer abcdefgh", "Bearer ***"),
+        ("token=abc", "token=***"),
+    ],
+)
+def test_a_short_string_of_letters_and_digits_is_the_only_one_the_scrubber_skips(
+    text: str, scrubbed: str
+) -> None:
+    assert scrub_secrets(text) == scrubbed
+
+
+def test_the_argument_names_remembered_stay_few_and_short() -> None:
+    for i in range(_redact._SECRET_NAMES_KEPT + 10):
+        assert masked_arguments({f"field_{i}": "v"}) == {f"field_{i}": "v"}
+    long_name = "x" * 10_000 + "_token"
+    assert masked_arguments({long_name: "t0ken"}) == {long_name: "***"}
+    assert len(_redact._SECRET_NAMES) <= _redact._SECRET_NAMES_KEPT
+    assert all(len(name) <= _redact._NAME_KEPT_CHARS for name in _redact._SECRET_NAMES)

@@ -35,6 +35,12 @@ def parse(arguments: Mapping[str, Any] | str | bytes | None) -> dict[str, Any]:
     Raises:
         ArgumentsRejected: Not a JSON object, or too deep to handle.
     """
+    if type(arguments) is dict:  # the usual case: flat arguments, nothing to walk or copy
+        for item in arguments.values():
+            if type(item) in _NESTED:
+                break
+        else:
+            return arguments
     if arguments is None:
         return {}
     if isinstance(arguments, Mapping):

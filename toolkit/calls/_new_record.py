@@ -1,8 +1,11 @@
 """A :class:`~toolkit.CallRecord` for every call, made the cheap way.
 
-Calling a class with keywords packs them into a dict for its ``__init__``; calling a function
-passes them as they are. The call path makes one record per call, so it calls
-:func:`new_call_record`, which makes the same record as ``CallRecord(...)``.
+Calling a class with keywords packs them into a dict for its ``__init__``, and a frozen
+record's ``__init__`` sets each field through a slot setter called as a function (a tenth of a
+trivial call's pipeline for fourteen fields). The call path makes one record per call, so
+:func:`new_call_record` fills a draft whose slots are the record's own, with plain attribute
+stores, and then makes it a :class:`~toolkit.CallRecord`: the same record as
+``CallRecord(...)``, frozen from then on, in about a quarter of the instructions.
 """
 
 from __future__ import annotations
@@ -14,8 +17,15 @@ from toolkit.result import CallRecord
 
 __all__ = ["new_call_record"]
 
-_new = object.__new__
-_init = CallRecord.__init__
+
+class _Draft:
+    """A record being filled: the same slots, in the same order, without the frozen guard.
+
+    Sharing the slot layout is what lets a draft become a :class:`CallRecord`
+    (``__class__`` assignment checks it).
+    """
+
+    __slots__ = CallRecord.__slots__
 
 
 def new_call_record(
@@ -36,22 +46,21 @@ def new_call_record(
     peer: str | None = None,
 ) -> CallRecord:
     """``CallRecord(...)`` with the same fields, without the class call's keyword dict."""
-    record: CallRecord = _new(CallRecord)
-    _init(
-        record,
-        call_id,
-        tool,
-        arguments,
-        outcome,
-        code,
-        duration_ms,
-        attempts,
-        decision,
-        started_at,
-        output_mismatch,
-        answered_by,
-        full_size,
-        caller,
-        peer,
-    )
+    draft: Any = _Draft()
+    draft.call_id = call_id
+    draft.tool = tool
+    draft.arguments = arguments
+    draft.outcome = outcome
+    draft.code = code
+    draft.duration_ms = duration_ms
+    draft.attempts = attempts
+    draft.decision = decision
+    draft.started_at = started_at
+    draft.output_mismatch = output_mismatch
+    draft.answered_by = answered_by
+    draft.full_size = full_size
+    draft.caller = caller
+    draft.peer = peer
+    draft.__class__ = CallRecord
+    record: CallRecord = draft
     return record

@@ -127,6 +127,10 @@ _MAY_HOLD_SECRET = re.compile(
     r"[:=]|(?i:bearer)|-----BEGIN|AKIA|ASIA|gh[pousr]_|github_pat_|glpat-|sk-|xox[abprs]-|AIza"
     r"|[rs]k_(?:live|test)_|eyJ"
 )
+#: Every pattern above needs a character that is not a letter or digit (``:``, ``=``, ``/``,
+#: ``-``, ``_``, ``.``, a space), except the bare key formats, the shortest of which (an AWS
+#: key id) has 20 characters: a shorter string of letters and digits holds none of them.
+_SHORTEST_ALNUM_SECRET = 20
 
 
 def scrub_secrets(text: str) -> str:
@@ -137,6 +141,8 @@ def scrub_secrets(text: str) -> str:
         >>> scrub_secrets("login failed for postgres://app:hunter22@db/x, token=abc123")
         'login failed for postgres://app:***@db/x, token=***'
     """
+    if len(text) < _SHORTEST_ALNUM_SECRET and text.isalnum():
+        return text  # an id, a code, a word: no pattern above matches it
     if _MAY_HOLD_SECRET.search(text) is None:
         return text
     for pattern, replacement in _TEXT_PATTERNS:
@@ -154,6 +160,11 @@ def jsonable(args: Any) -> Any:
 
 _PLAIN = (str, float, bool, type(None))
 
+#: ``is_secret_name`` of the argument names seen last, read with one dict lookup per name.
+_SECRET_NAMES: dict[str, bool] = {}
+_SECRET_NAMES_KEPT = 1024
+_NAME_KEPT_CHARS = 64
+
 
 def masked_arguments(args: Any, clean: Callable[[str], str] = scrub_secrets) -> Any:
     """The arguments as a record keeps them, even when unreadable: JSON data, the values of
@@ -165,18 +176,33 @@ def masked_arguments(args: Any, clean: Callable[[str], str] = scrub_secrets) -> 
     ``{"q": "password=***"}``.
     """
     if type(args) is dict:  # the usual flat arguments of plain values: no copy unless cleaned
-        secret = False
+        out = args
         for key, value in args.items():
             kind = type(value)
-            if kind not in _PLAIN and not (kind is int and value.bit_length() <= 64):
-                break
-            if type(key) is not str:
-                break
-            secret = secret or is_secret_name(key)
-        else:  # a secret-named key (an API token) is masked here, without the deep copy below
-            if secret:
-                args = {k: MASK if is_secret_name(k) else v for k, v in args.items()}
-            return _cleaned_flat(args, clean)
+            if type(key) is not str or (
+                kind not in _PLAIN and not (kind is int and value.bit_length() <= 64)
+            ):
+                break  # a nested or unusual value: the deep copy below
+            secret = _SECRET_NAMES.get(key)
+            if secret is None:
+                secret = is_secret_name(key)
+                if len(key) <= _NAME_KEPT_CHARS:  # names come from callers: keep a few short ones
+                    if len(_SECRET_NAMES) >= _SECRET_NAMES_KEPT:
+                        _SECRET_NAMES.clear()
+                    _SECRET_NAMES[key] = secret
+            if secret:  # an API token: masked (the mask is ours, not the caller's text)
+                fresh: Any = MASK
+            elif kind is str:
+                fresh = clean(value)
+                if fresh == value:
+                    continue
+            else:
+                continue
+            if out is args:
+                out = dict(args)
+            out[key] = fresh
+        else:
+            return out
     if isinstance(args, bytes | bytearray):
         args = bytes(args).decode("utf-8", "replace")
     if isinstance(args, str):
@@ -185,16 +211,6 @@ def masked_arguments(args: Any, clean: Callable[[str], str] = scrub_secrets) -> 
         return _cleaned(redact_arguments(to_jsonable_python(args, fallback=str)), clean)
     except (Exception, RecursionError):
         return "<arguments that cannot be recorded>"
-
-
-def _cleaned_flat(args: dict[str, Any], clean: Callable[[str], str]) -> dict[str, Any]:
-    out = args
-    for key, value in args.items():
-        if type(value) is str and (fresh := clean(value)) != value:
-            if out is args:
-                out = dict(args)
-            out[key] = fresh
-    return out
 
 
 def _cleaned(value: Any, clean: Callable[[str], str]) -> Any:

@@ -41,6 +41,7 @@ from tenacity import RetryCallState, Retrying, wait_exponential, wait_random
 from toolkit.calls import _arguments, _messages, _visibility
 from toolkit.calls._effective import Effective
 from toolkit.calls._loose_output import loose_output
+from toolkit.calls._new_context import new_context
 from toolkit.calls._new_record import new_call_record
 from toolkit.calls._redact import (
     jsonable,
@@ -247,8 +248,8 @@ class Invoker:
         spec = tool.spec
         props = spec.parameters
         problems: list[ArgumentProblem] = []
-        extra = [k for k in args if k not in props]
-        if extra:
+        if not args.keys() <= props.keys():  # names the schema does not have
+            extra = [k for k in args if k not in props]
             open_schema = bool(spec.input_schema.get("additionalProperties"))
             for key in extra:
                 if key in spec.injected:
@@ -458,4 +459,4 @@ def _denied(why: str, then: str = "tell the user it was refused.") -> ToolError:
 
 
 def _context(context: ToolContext | None, name: str, ref: str) -> ToolContext:
-    return ToolContext(tool=name, call_id=ref) if context is None else context.for_call(name, ref)
+    return new_context(name, ref) if context is None else context.for_call(name, ref)

@@ -99,10 +99,10 @@ class ResultCut:
 
 def budget_of(spec: ToolSpec, options: CallOptions, settings: RegistrySettings) -> int:
     """The budget of one call: the call's, else the tool's, else the registry's."""
-    for given in (options.result_budget, spec.options.result_budget):
-        if given is not None:
-            return given
-    return settings.result_budget
+    given = options.result_budget
+    if given is None:
+        given = spec.options.result_budget
+    return settings.result_budget if given is None else given
 
 
 def model_size(result: ToolResult, limit: int) -> int:
@@ -136,7 +136,11 @@ def fit_result(
     if budget == NO_BUDGET:
         return result
     budget = max(budget, MIN_RESULT_BUDGET)
-    if model_size(result, budget) <= budget:
+    content = result.content
+    if content and not result.blocks:  # text alone: its length is what the model reads
+        if len(content) <= budget:
+            return result
+    elif model_size(result, budget) <= budget:
         return result
     full = model_size(result, 1 << 62)
     kept_until = _keep(result, budget, call_id, context_values, store)
