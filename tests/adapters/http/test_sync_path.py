@@ -15,7 +15,7 @@ import subprocess
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -116,18 +116,25 @@ def test_a_calls_own_timeout_abandons_the_attempt_which_ends_at_the_tools_deadli
         )
     )
     with toolset:
+        # Workers that earlier tests left behind come back on their own deadlines; wait for
+        # them first, so that the count below moves only by this call's worker.
+        _wait_for(lambda: abandoned_workers() == 0, seconds=60)
         before = abandoned_workers()
         result = registry.call_sync("t", {"seconds": 30}, options=CallOptions(timeout=0.2))
         assert result.code is ErrorCode.TIMEOUT, result.content
         assert "0.2 s" in result.content
         assert abandoned_workers() == before + 1  # the attempt was left to its worker
         # The worker's socket waits end by the tool's own deadline: it comes back on its own.
-        limit = time.monotonic() + 20
-        while abandoned_workers() > before and time.monotonic() < limit:
-            time.sleep(0.05)
+        _wait_for(lambda: abandoned_workers() == before, seconds=20)
         assert abandoned_workers() == before
         again = registry.call_sync("t", {"seconds": 0})
     assert not again.is_error, again.content
+
+
+def _wait_for(condition: Callable[[], bool], seconds: float) -> None:
+    limit = time.monotonic() + seconds
+    while not condition() and time.monotonic() < limit:
+        time.sleep(0.05)
 
 
 def test_the_policy_refuses_before_anything_is_sent(base: str, recorder: Recorder) -> None:
