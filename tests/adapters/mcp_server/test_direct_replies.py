@@ -18,6 +18,7 @@ from pydantic import Field
 
 from adapters.mcp_server import build_server, http_app
 from adapters.mcp_server._chain import needed
+from adapters.mcp_server._envelopes import EnvelopeConnections
 from adapters.mcp_server._transport_checks import HeaderView, TransportChecks
 from tests.adapters.mcp_server.conftest import serving
 from tests.support import served_registry
@@ -294,3 +295,21 @@ async def test_header_verdicts_are_the_sdks_and_stay_bounded() -> None:
         assert not await checks.passed(headers(f"host-{i}.example"))
     assert len(checks._verdicts) <= 256
     assert await checks.passed(headers("localhost:8000"))
+
+
+def test_envelopes_kept_stay_few_and_an_oversized_one_is_not_kept() -> None:
+    connections = EnvelopeConnections()
+    for i in range(1000):  # a flood of made-up clients
+        connection = connections.of(MODERN, {"name": f"client-{i}", "version": "1"}, {})
+        assert connection.client_params is not None
+        assert connection.client_params.client_info.name == f"client-{i}"
+    assert len(connections._known) <= 256
+    huge = {"name": "big", "version": "1", "title": "x" * 10_000}
+    kept = len(connections._known)
+    first, second = connections.of(MODERN, huge, {}), connections.of(MODERN, huge, {})
+    assert first is not second and len(connections._known) == kept
+    assert second.client_params is not None and second.client_params.client_info.name == "big"
+    # each request's connection keeps its own state, even for one envelope
+    one, two = (connections.of(MODERN, {"name": "same", "version": "1"}, {}) for _ in range(2))
+    one.state["k"] = 1
+    assert two.state == {}

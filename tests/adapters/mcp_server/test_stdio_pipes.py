@@ -125,3 +125,24 @@ async def test_a_2026_client_is_served_over_pipes_with_or_without_the_era_loops(
         second = await client.call_tool("shout", {"text": "two"})
     texts = [b.text for r in (first, second) for b in r.content if isinstance(b, TextContent)]
     assert texts == ["ONE", "TWO"]
+
+
+async def test_a_flood_of_notifications_before_the_first_request_still_gets_it_answered() -> None:
+    # The era is picked from the first request; what came before it is kept only up to a bound.
+    noise = {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}
+    async with await anyio.open_process(
+        [sys.executable, str(SERVER)], env=ENV, stderr=subprocess.PIPE
+    ) as process:
+        assert process.stdin is not None
+        buffer = bytearray()
+        await process.stdin.send(b"".join(_line(noise) for _ in range(5_000)))
+        await process.stdin.send(_line(HANDSHAKE[0]))
+        opened = await _read_line(process, buffer)
+        await process.stdin.send(_line(HANDSHAKE[1]))
+        await process.stdin.send(_line(_call(2, "still here")))
+        answered = await _read_line(process, buffer)
+        await process.stdin.aclose()
+        with anyio.fail_after(30):
+            await process.wait()
+    assert opened["id"] == 1 and opened["result"]["serverInfo"]["name"] == "noisy"
+    assert answered["id"] == 2 and answered["result"]["content"][0]["text"] == "STILL HERE"
