@@ -25,6 +25,8 @@ _ROUTING_HEADERS = frozenset(
 )
 #: Header combinations whose verdict is kept.
 _LIMIT = 256
+#: Combinations longer than this (in characters) are checked each time, not kept.
+_MAX_KEY = 2048
 
 
 class HeaderView(dict[str, str]):
@@ -83,6 +85,8 @@ class TransportChecks:
                 and check_accept_headers(view)[0]
                 and _json_content(key[0] or "")
             )
+            if sum(len(part or "") for part in key) > _MAX_KEY:
+                return verdict
             if len(self._verdicts) >= _LIMIT:
                 self._verdicts.clear()
             self._verdicts[key] = verdict

@@ -295,6 +295,10 @@ async def test_header_verdicts_are_the_sdks_and_stay_bounded() -> None:
         assert not await checks.passed(headers(f"host-{i}.example"))
     assert len(checks._verdicts) <= 256
     assert await checks.passed(headers("localhost:8000"))
+    kept = len(checks._verdicts)  # a long header is checked every time, not kept
+    for _ in range(2):
+        assert not await checks.passed(headers("localhost:8000", "text/" + "x" * 5000))
+    assert len(checks._verdicts) == kept
 
 
 def test_envelopes_kept_stay_few_and_an_oversized_one_is_not_kept() -> None:
