@@ -1,12 +1,16 @@
 """Ranking variants that were tried on the tuning halves and not kept: their recall, rerun.
 
-Run: ``.venv/bin/python bench/bench_search_variants.py [--quick] [--half held-out]``.
+Run: ``.venv/bin/python bench/bench_search_variants.py [--quick] [--half held-out]
+[--part lexical|minilm|wordllama]``.
 
 Prints recall@5/@10 of each variant of :mod:`search_eval.variants` on the ``tune`` half of both
 frozen catalogs (see :mod:`search_eval.heldout`), lexical ones always, hybrid ones when
 all-MiniLM-L6-v2 is installed here or in ``BENCH_EMBED_PYTHON``'s environment (as for
-``bench_search_heldout.py``). Pick a variant on the tuning half only; ``--half held-out``
-is for checking the one picked, once. ``--quick`` evaluates every fourth question.
+``bench_search_heldout.py``), and those with wordllama's static model (alone, fused with BM25,
+and added to the default hybrid) when the ``wordllama`` package is installed there too, with
+the median time each model takes to embed one question. Pick a variant on the tuning half only;
+``--half held-out`` is for checking the one picked, once. ``--quick`` evaluates every fourth
+question; ``--part`` prints one group of tables.
 """
 
 from __future__ import annotations

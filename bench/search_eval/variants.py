@@ -2,7 +2,8 @@
 
 Each lexical variant re-ranks (or widens) the default ranking's best 100 hits of
 ``registry.search_index``; each hybrid variant fuses those hits with the cosine similarity of
-all-MiniLM-L6-v2, as :func:`toolkit.search._semantic.fuse` does for ``"mix"``. The settings
+all-MiniLM-L6-v2 (or of wordllama's static model, or both), as
+:func:`toolkit.search._semantic.fuse` does for ``"mix"``. The settings
 are the best of small grids on the tuning halves; ``bench_search_variants.py`` prints them.
 """
 
