@@ -134,14 +134,18 @@ def three_way(console: Console, sets: Sets, half: str, first: Any, second: Any) 
 
 
 def question_ms(console: Console, models: dict[str, Any], texts: list[str]) -> None:
-    """The median time to embed one question, per model (through the worker's pipe when the
-    model runs in another Python)."""
+    """The median time to embed one question, per model (through the pipe of a worker without
+    a cache when the model runs in another Python)."""
     for label, model in models.items():
+        if isinstance(model, WorkerEmbedder):
+            model = WorkerEmbedder(model.start, model=model.model)
+        model.encode(["warm up"])  # loads the model
         samples = []
         for text in texts:
             start = time.perf_counter_ns()
-            model.encode([f"{text}?"])  # a text no cache holds
+            model.encode([text])
             samples.append(time.perf_counter_ns() - start)
+        close(model)
         where = "worker process" if isinstance(model, WorkerEmbedder) else "this process"
         console.print(
             f"embedding one question with {label} ({where}): median "

@@ -37,7 +37,7 @@ class WorkerEmbedder:
         self, python: str | list[str], cache: str | None = None, model: str = "minilm"
     ) -> None:
         start = [python] if isinstance(python, str) else python
-        self.model = model
+        self.start, self.model = start, model
         args = [*start, str(WORKER), "--model", model, *([cache] if cache else [])]
         self._proc = subprocess.Popen(
             args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
