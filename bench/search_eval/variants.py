@@ -2,7 +2,8 @@
 
 Each lexical variant re-ranks (or widens) the default ranking's best 100 hits of
 ``registry.search_index``; each hybrid variant fuses those hits with the cosine similarity of
-all-MiniLM-L6-v2, as :func:`toolkit.search._semantic.fuse` does for ``"mix"``. The settings
+all-MiniLM-L6-v2 (or of wordllama's static model, or both), as
+:func:`toolkit.search._semantic.fuse` does for ``"mix"``. The settings
 are the best of small grids on the tuning halves; ``bench_search_variants.py`` prints them.
 """
 
@@ -102,14 +103,16 @@ def rm3(docs: int, terms: int, lam: float) -> Ranker:
         if not first:
             return []
         asked, (df, n) = set(words(text)), _df(reg)
-        weights: Counter[str] = Counter()
+        weights: dict[str, float] = {}
         for name, score in first[:docs]:
             toks = _fields(reg, name)["name"] + _fields(reg, name)["description"]
             for w, c in Counter(toks).items():
                 if w not in asked and len(w) > 2:
                     idf = max(math.log(n / (1 + df[w])), 0.0)
-                    weights[w] += score / first[0][1] * c / len(toks) * idf
-        second = dict(hits(reg, " ".join(w for w, _ in weights.most_common(terms))))
+                    add = score / first[0][1] * c / len(toks) * idf
+                    weights[w] = weights.get(w, 0.0) + add
+        best = sorted(weights, key=weights.__getitem__, reverse=True)[:terms]
+        second = dict(hits(reg, " ".join(best)))
         top2 = max(second.values(), default=1.0)
         return _top(
             {n: (1 - lam) * s / first[0][1] + lam * second.get(n, 0) / top2 for n, s in first}
@@ -243,16 +246,24 @@ LEXICAL: dict[str, Ranker] = {
 Fused = Callable[[Any, Hits, dict[str, int], Any, float], Any]
 
 
+def scaled(cos: Any) -> Any:
+    """Cosines scaled between this question's worst tool (0) and best (1)."""
+    low, high = cos.min(), cos.max()
+    return (cos - low) / ((high - low) or 1.0)
+
+
+def mix(cos: Any, found: Hits, row: dict[str, int], w: float = 0.2, p: float = 1.0) -> Any:
+    """``fusion="mix"``: (1 - ``w``) × the scaled cosine + ``w`` × BM25's share of the best
+    BM25 score, to the power ``p``."""
+    out = (1 - w) * scaled(cos)
+    for name, score in found:
+        out[row[name]] += w * (score / found[0][1]) ** p
+    return out
+
+
 def fusions(np: Any) -> dict[str, Fused]:
     """Hybrid variants: each maps (cosines of every tool, BM25 hits, name → row, the tool
     vectors, the share of the question's words that some tool holds) to a score per tool."""
-
-    def mix(cos: Any, found: Hits, row: dict[str, int], w: float = 0.2, p: float = 1.0) -> Any:
-        low, high = cos.min(), cos.max()
-        out = (1 - w) * (cos - low) / ((high - low) or 1.0)
-        for name, score in found:
-            out[row[name]] += w * (score / found[0][1]) ** p
-        return out
 
     def feedback(cos: Any, found: Hits, row: dict[str, int], vectors: Any, _: float) -> Any:
         top = np.argsort(-mix(cos, found, row), kind="stable")[:3]
@@ -274,3 +285,30 @@ def known_share(reg: ToolRegistry, text: str) -> float:
     """The share of a question's words that at least one tool of ``reg`` holds."""
     terms = query_terms(text)
     return sum(1 for t in terms if hits(reg, t, 1)) / len(terms) if terms else 0.0
+
+
+def _mixed(w: float) -> Fused:
+    return lambda c, f, r, v, k: mix(c, f, r, w)
+
+
+WORDLLAMA: dict[str, Fused] = {
+    "wordllama embeddings alone": lambda c, f, r, v, k: c,
+    **{f"BM25 + wordllama, mix {w}": _mixed(w) for w in (0.2, 0.3, 0.4, 0.5, 0.6)},
+}
+"""Fusions with wordllama's static embeddings in place of all-MiniLM-L6-v2's."""
+
+ThreeWay = Callable[[Any, Any, Hits, dict[str, int]], Any]
+
+
+def _plus(v: float) -> ThreeWay:
+    return lambda c, c2, f, r: mix(c, f, r) + v * scaled(c2)
+
+
+THREE_WAY: dict[str, ThreeWay] = {
+    "default mix, all-MiniLM-L6-v2 only": _plus(0.0),
+    **{
+        f"default mix + {v} x scaled wordllama cosine": _plus(v) for v in (0.05, 0.1, 0.2, 0.3, 0.4)
+    },
+}
+"""Fusions of BM25, all-MiniLM-L6-v2 (``c``) and wordllama (``c2``): the default ``mix`` plus
+a share of wordllama's scaled cosine."""

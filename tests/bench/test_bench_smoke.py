@@ -69,6 +69,7 @@ ROWS = {
         "RM3 feedback",
         "letter trigrams",
         "hybrid",  # the table, or the line saying that the model is not installed
+        "wordllama",  # its tables, or the line saying that it is not installed
     ),
     "bench_http.py": (
         "template render, 100 items",

@@ -60,3 +60,12 @@ def test_a_worker_without_the_model_says_what_to_install(cache: Path) -> None:
     finally:
         worker.close()
     assert pickle.loads(cache.read_bytes()) == VECTORS  # a failed run leaves the cache whole
+
+
+def test_a_wordllama_worker_without_the_package_says_what_to_install() -> None:
+    worker = WorkerEmbedder([sys.executable, "-S"], model="wordllama")
+    try:
+        with pytest.raises(RuntimeError, match="has wordllama"):
+            worker.encode(["refund a payment"])
+    finally:
+        worker.close()
