@@ -28,7 +28,13 @@ try:
 except ImportError:  # pragma: no cover - the mcp extra installs it
     httptools = None  # type: ignore[assignment]
 
-__all__ = ["DEFAULT_PROTOCOL", "DEFAULT_READ_TIMEOUT", "MAX_HEAD_BYTES", "timed_protocol"]
+__all__ = [
+    "DEFAULT_PROTOCOL",
+    "DEFAULT_READ_TIMEOUT",
+    "MAX_HEAD_BYTES",
+    "BoundedHttpProtocol",
+    "timed_protocol",
+]
 
 #: Seconds a client has to send a whole request (headers and body).
 DEFAULT_READ_TIMEOUT = 10.0
@@ -154,7 +160,9 @@ def timed_protocol(read_timeout: float, parser: str = "auto") -> type[Any]:
     return type(f"Timed{base.__name__[6:]}", (base,), {"read_timeout": read_timeout})
 
 
-#: The protocol with the default deadline, by import path: what a worker process of
-#: ``uvicorn.run(..., workers=N)`` imports (a class made at run time cannot reach it).
-DefaultTimed = timed_protocol(DEFAULT_READ_TIMEOUT)
-DEFAULT_PROTOCOL = f"{__name__}:DefaultTimed"
+#: uvicorn's protocol with this server's bounds at their defaults (a 10 s read deadline, a
+#: 16 KiB head), for a server started outside ``toolkit serve``:
+#: ``uvicorn --factory adapters.mcp_server:create_app --http adapters.mcp_server:BoundedHttpProtocol``.
+#: A worker process imports it by that path (a class made at run time cannot reach it).
+BoundedHttpProtocol = timed_protocol(DEFAULT_READ_TIMEOUT)
+DEFAULT_PROTOCOL = "adapters.mcp_server:BoundedHttpProtocol"
