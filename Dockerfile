@@ -27,4 +27,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
 # TOOLKIT_ALLOWED_HOSTS=* turns off the Host check: keep the container behind a proxy or load
 # balancer that sets Host, or list your public host names instead.
 # PROMETHEUS_MULTIPROC_DIR, emptied at each start, lets /metrics report the sum of all workers.
-CMD ["sh", "-c", "rm -rf \"$PROMETHEUS_MULTIPROC_DIR\" && mkdir -p \"$PROMETHEUS_MULTIPROC_DIR\" && exec uvicorn --factory adapters.mcp_server:create_app --host 0.0.0.0 --port 8000 --workers ${WEB_CONCURRENCY} --timeout-graceful-shutdown 30 --timeout-worker-healthcheck 60"]
+CMD ["sh", "-c", "rm -rf \"$PROMETHEUS_MULTIPROC_DIR\" && mkdir -p \"$PROMETHEUS_MULTIPROC_DIR\" && exec uvicorn --factory adapters.mcp_server:create_app --http adapters.mcp_server:BoundedHttpProtocol --limit-concurrency 4096 --timeout-keep-alive 5 --host 0.0.0.0 --port 8000 --workers ${WEB_CONCURRENCY} --timeout-graceful-shutdown 30 --timeout-worker-healthcheck 60"]

@@ -13,11 +13,17 @@ its defaults (JSON unless a request asks for progress or logs), ``MCPServer`` wi
 ``json_response=True``; everything else is each one's default: our Host/Origin check, body
 limit, parse guard, read deadline and call record against ``MCPServer``'s own DNS-rebinding
 protection and body limit.
+
+Both run on uvicorn's default parser in this environment: httptools, which the ``mcp`` extra
+installs (``pip install mcp`` alone leaves ``MCPServer`` on h11). ``BENCH_ANCHOR_HTTP=h11`` runs
+``MCPServer`` on h11, as a plain install of the SDK serves it; every table names the parsers.
 """
 
 from __future__ import annotations
 
 import glob
+import importlib.util
+import os
 import socket
 import statistics
 import subprocess
@@ -34,7 +40,10 @@ from rich.table import Table
 
 from bench._load import busy, machine
 
-__all__ = ["CpuRow", "measure", "report", "serve"]
+__all__ = ["ANCHOR_HTTP", "CpuRow", "measure", "parsers", "report", "serve"]
+
+#: The environment variable naming ``MCPServer``'s HTTP parser (uvicorn's ``http=``).
+ANCHOR_HTTP = "BENCH_ANCHOR_HTTP"
 
 LEGACY = "2025-11-25"
 MODERN = "2026-07-28"
@@ -175,7 +184,15 @@ def serve(kind: str, tool: str, port: int, ours: Any, anchor: Any) -> None:
         uvicorn.Server(uvicorn_config(app, port=port)).run()
     else:
         app = anchor(tool).streamable_http_app(stateless_http=True, json_response=True)
-        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+        http = os.environ.get(ANCHOR_HTTP, "auto")
+        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", http=http)
+
+
+def parsers() -> str:
+    """Which HTTP parser each server runs on, for table titles."""
+    ours = "httptools" if importlib.util.find_spec("httptools") else "h11"
+    anchor = os.environ.get(ANCHOR_HTTP, "auto")
+    return f"ours on {ours}, MCPServer on {ours if anchor == 'auto' else anchor}"
 
 
 def report(
@@ -188,7 +205,7 @@ def report(
             table = Table(
                 title=f"server CPU per tools/call over stateless HTTP, JSON replies, plain httpx "
                 f"client ({rounds} alternating rounds of {calls}; {label if loaded else 'idle'}; "
-                f"as found: {machine()})"
+                f"as found: {machine()}; {parsers()})"
             )
             for column in ("", "ours µs", "MCPServer µs", "ours / MCPServer (range)"):
                 table.add_column(column, justify="right" if column else "left")

@@ -33,7 +33,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._server_cpu import MODERN, PROTOCOLS, _free_port, _request
+from bench._server_cpu import ANCHOR_HTTP, MODERN, PROTOCOLS, _free_port, _request, parsers
 
 BENCH = Path(__file__).resolve().parent / "bench_mcp_server.py"
 
@@ -116,8 +116,15 @@ def main() -> int:
         action="store_true",
         help="a new TCP connection per post (the connection's setup counted too)",
     )
+    parser.add_argument(
+        "--anchor-http",
+        choices=("auto", "h11", "httptools"),
+        default="auto",
+        help="MCPServer's HTTP parser (default: uvicorn's choice, httptools where installed)",
+    )
     parser.add_argument("--out", type=Path, help="where the dumps go (default: a new temp dir)")
     args = parser.parse_args()
+    os.environ[ANCHOR_HTTP] = args.anchor_http  # the servers' processes inherit it
     out = args.out or Path(tempfile.mkdtemp(prefix="callgrind-server-"))
     out.mkdir(parents=True, exist_ok=True)
     kinds = (args.only,) if args.only else ("ours", "anchor")
@@ -129,7 +136,10 @@ def main() -> int:
         line = ", ".join(f"{k} {v / 1000:,.0f} k" for k, v in figures.items())
         if len(figures) == 2:
             line += f", ours / MCPServer {figures['ours'] / figures['anchor']:.3f}"
-        print(f"{tool} tool, {args.protocol}: instructions per call: {line}", flush=True)
+        print(
+            f"{tool} tool, {args.protocol} ({parsers()}): instructions per call: {line}",
+            flush=True,
+        )
     print(f"dumps in {out} (callgrind_annotate --inclusive=yes <file>)")
     return 0
 

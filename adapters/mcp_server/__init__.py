@@ -24,6 +24,7 @@ from adapters.mcp_server._serve import serve_command
 from adapters.mcp_server._server import RegistryServer, build_server
 from adapters.mcp_server._settings import ServeSettings
 from adapters.mcp_server._stdio import run_stdio, serve_stdio
+from adapters.mcp_server._timeouts import BoundedHttpProtocol
 from adapters.mcp_wire import ERROR_META_KEY
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "ERROR_META_KEY",
     "BearerGuard",
     "BoundedEventStore",
+    "BoundedHttpProtocol",
     "Caller",
     "CallerMap",
     "ElicitingApprover",

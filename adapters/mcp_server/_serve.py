@@ -22,12 +22,13 @@ from adapters.mcp_server._callers import load_callers
 from adapters.mcp_server._embedder import load_embedder
 from adapters.mcp_server._factory import observe, search_by_meaning
 from adapters.mcp_server._governance import check_limits, govern
-from adapters.mcp_server._http import serve_http
+from adapters.mcp_server._http import DEFAULT_MAX_CONNECTIONS, serve_http
 from adapters.mcp_server._log_relay import relay_info_records
 from adapters.mcp_server._rounds import STATE_KEY_ENV
 from adapters.mcp_server._server import build_server
 from adapters.mcp_server._settings import ServeSettings
 from adapters.mcp_server._stdio import serve_stdio
+from adapters.mcp_server._timeouts import DEFAULT_PROTOCOL
 from adapters.sources import check_sources, open_sources, registry_for
 from toolkit.records.store import open_call_store, redact_target
 from toolkit.registry import ToolRegistry
@@ -214,6 +215,11 @@ def _run_uvicorn(settings: ServeSettings, *, graceful_s: int) -> None:
         host=settings.host,
         port=settings.port,
         workers=settings.workers,
+        # The single-process server's bounds: a read deadline per request, a bounded head,
+        # a cap on connections (503 past it), idle keep-alive closed after 5 s.
+        http=DEFAULT_PROTOCOL,
+        limit_concurrency=DEFAULT_MAX_CONNECTIONS,
+        timeout_keep_alive=5,
         log_level="warning",
         timeout_graceful_shutdown=graceful_s,
         # A worker answers the supervisor's pings only once its imports are done; on a busy

@@ -35,6 +35,7 @@ from adapters.mcp_server._channel import SessionChannel, session_key
 from adapters.mcp_server._log_relay import relaying_logs
 from adapters.mcp_server._paging import ToolListing
 from adapters.mcp_server._per_caller import PerCallerOptions
+from adapters.mcp_server._progress_listener import asks_progress
 from adapters.mcp_server._prompts import PromptHandlers
 from adapters.mcp_server._remote_links import through_gateway
 from adapters.mcp_server._remote_logs import relaying_remote_logs
@@ -357,12 +358,11 @@ class RegistryServer(Server[Any]):
             ctx, self._log_levels, scrub=self.registry.processor.scrub, rounds=rounds
         )
         values = self.caller_values(ctx)
-        context = ToolContext(
-            call_id=call_id,
-            values=values,
-            progress=progress or ctx.session.report_progress,
-            client=channel,
-        )
+        if progress is None and asks_progress(ctx, params):
+            # Only a caller that gave a token listens: without one a tool's reports go nowhere,
+            # and a gateway's remote call asks for no progress it would drop.
+            progress = ctx.session.report_progress
+        context = ToolContext(call_id=call_id, values=values, progress=progress, client=channel)
         own = self._scoped.approver is not None or self.registry.approver is not None
         # The record names the authenticated caller, else a trusted header's, else the peer.
         named, peer = request_origin(ctx.request, self._caller_header)

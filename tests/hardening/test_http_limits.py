@@ -7,7 +7,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 import anyio
 import httpx
@@ -16,7 +16,11 @@ import uvicorn
 
 from adapters.mcp_server import build_server, http_app
 from adapters.mcp_server._http import uvicorn_config
+from adapters.mcp_server._timeouts import MAX_HEAD_BYTES, timed_protocol
 from toolkit import ToolRegistry, mcp_tool
+
+#: Both HTTP parsers the server may run on keep the same bounds.
+PARSERS = ["httptools", "h11"]
 
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
@@ -33,7 +37,7 @@ def add(a: int, b: int) -> int:
 
 
 @contextmanager
-def bounded_server(read_timeout: float) -> Iterator[tuple[str, int]]:
+def bounded_server(read_timeout: float, parser: str = "auto") -> Iterator[tuple[str, int]]:
     """Our app with serve_http's uvicorn settings on a free port; yields (host, port)."""
     registry = ToolRegistry()
     registry.register(add)
@@ -41,7 +45,9 @@ def bounded_server(read_timeout: float) -> Iterator[tuple[str, int]]:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn_config(app, port=port, read_timeout=read_timeout))
+    config = uvicorn_config(app, port=port, read_timeout=read_timeout)
+    config.http = timed_protocol(read_timeout, parser)
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -76,22 +82,24 @@ def _closed_within(sock: socket.socket, seconds: float) -> bool:
         b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{",  # slow body
     ],
 )
-def test_slow_or_silent_clients_are_cut_off(sent: bytes) -> None:
-    with bounded_server(read_timeout=0.5) as (host, port):
+@pytest.mark.parametrize("parser", PARSERS)
+def test_slow_or_silent_clients_are_cut_off(sent: bytes, parser: str) -> None:
+    with bounded_server(read_timeout=0.5, parser=parser) as (host, port):
         sock = socket.create_connection((host, port))
         sock.sendall(sent)
         assert _closed_within(sock, 5)
         sock.close()
 
 
-def test_a_kept_alive_connection_has_a_deadline_for_each_request() -> None:
+@pytest.mark.parametrize("parser", PARSERS)
+def test_a_kept_alive_connection_has_a_deadline_for_each_request(parser: str) -> None:
     # Answered requests move the connection's deadline; a slow one after them is still cut.
     body = json.dumps(_call(1)).encode()
     request = (
         b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         b"Accept: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
     )
-    with bounded_server(read_timeout=1.0) as (host, port):
+    with bounded_server(read_timeout=1.0, parser=parser) as (host, port):
         sock = socket.create_connection((host, port))
         sock.settimeout(5)
         for _ in range(3):
@@ -106,6 +114,67 @@ def test_a_kept_alive_connection_has_a_deadline_for_each_request() -> None:
         sock.sendall(request[:40])
         assert _closed_within(sock, 5)
         sock.close()
+
+
+def _post(headers: bytes) -> bytes:
+    body = json.dumps(_call(1)).encode()
+    return (
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Accept: application/json\r\n%sContent-Length: %d\r\n\r\n%s" % (headers, len(body), body)
+    )
+
+
+def _refused(host: str, port: int, request: bytes, piece: int) -> bytes:
+    """Send ``request`` in pieces of ``piece`` bytes; what came back before the close."""
+    sock = socket.create_connection((host, port))
+    sock.settimeout(5)
+    reply = b""
+    with suppress(ConnectionResetError, BrokenPipeError):
+        for start in range(0, len(request), piece):
+            sock.sendall(request[start : start + piece])
+            time.sleep(0.01)  # each piece its own read on the server
+        while chunk := sock.recv(65536):
+            reply += chunk
+    sock.close()
+    return reply
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+def test_a_request_head_over_16_kib_is_refused_and_the_connection_closed(parser: str) -> None:
+    # Without a bound a client could send headers for the whole read deadline, held in memory.
+    # Many small headers and one long one: both are counted.
+    many = b"".join(b"X-Filler-%d: %s\r\n" % (i, b"v" * 100) for i in range(200))
+    one = b"X-Long: " + b"v" * (MAX_HEAD_BYTES + 5000) + b"\r\n"
+    with bounded_server(read_timeout=10, parser=parser) as (host, port):
+        for headers in (many, one):
+            reply = _refused(host, port, _post(headers), piece=4096)
+            assert reply.startswith(b"HTTP/1.1 400"), reply[:200]
+            if parser == "httptools":  # bounded however fast it arrives (h11: while buffered)
+                reply = _refused(host, port, _post(headers), piece=1 << 20)
+                assert reply.startswith(b"HTTP/1.1 400"), reply[:200]
+        # A head within the bound is served as usual.
+        ok = b"".join(b"X-Filler-%d: %s\r\n" % (i, b"v" * 100) for i in range(100))
+        sock = socket.create_connection((host, port))
+        sock.settimeout(5)
+        sock.sendall(_post(ok))
+        reply = b""
+        while b'"result"' not in reply:
+            chunk = sock.recv(65536)
+            assert chunk, f"connection closed after {reply!r}"
+            reply += chunk
+        assert reply.startswith(b"HTTP/1.1 200"), reply[:200]
+        sock.close()
+
+
+def test_the_server_runs_on_httptools_where_it_is_installed_and_h11_on_request() -> None:
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    assert issubclass(timed_protocol(1.0), HttpToolsProtocol)
+    assert issubclass(timed_protocol(1.0, "h11"), H11Protocol)
+    assert timed_protocol(2.5, "httptools").read_timeout == 2.5
+    with pytest.raises(ValueError, match="unknown HTTP parser 'picohttp'"):
+        timed_protocol(1.0, "picohttp")
 
 
 def _call(i: int) -> dict[str, object]:

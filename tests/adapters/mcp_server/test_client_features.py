@@ -78,6 +78,31 @@ async def test_progress_reaches_a_caller_that_asked_for_it() -> None:
     assert updates == [(0, 100), (50, 100), (100, 100)]
 
 
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_tool_has_a_progress_listener_only_when_its_caller_asked(mode: str) -> None:
+    # A gateway forwards ``context.progress`` as a progress token to its remote: a caller that
+    # gave none must not make the remote report progress that nobody reads.
+    @mcp_tool
+    async def listened(context: ToolContext) -> bool:
+        """Whether anyone listens for this call's progress."""
+        await context.report_progress(1, 1)  # a no-op when nobody does
+        return context.progress is not None
+
+    registry = ToolRegistry()
+    registry.register(listened)
+    updates: list[float] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        updates.append(progress)
+
+    async with Client(build_server(registry), mode=mode) as client:
+        unasked = await client.call_tool("listened", {})
+        asked = await client.call_tool("listened", {}, progress_callback=on_progress)
+    assert unasked.structured_content == {"result": False}
+    assert asked.structured_content == {"result": True}
+    assert updates == [1]
+
+
 async def test_elicitation_and_sampling_go_to_the_client() -> None:
     asked: list[str] = []
 
