@@ -12,14 +12,15 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from functools import cached_property
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from toolkit.calls.spec import ToolSpec
 from toolkit.context import ToolContext
 from toolkit.result import ToolResult
 from toolkit.tool import ArgumentProblem, InvalidArguments, ProblemKind, ToolRuns
+
+if TYPE_CHECKING:
+    import jsonschema
 
 __all__ = ["JsonSchemaTool", "schema_problems"]
 
@@ -75,6 +76,10 @@ class JsonSchemaTool(ABC):
 
     @cached_property
     def _validator(self) -> jsonschema.protocols.Validator:
+        # Imported on first need: the fast check answers most calls, and jsonschema's import
+        # can take seconds where rfc3987-syntax is installed (it compiles grammars at load).
+        import jsonschema
+
         schema = self.spec.input_schema
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         return cls(schema)

@@ -17,7 +17,6 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import jsonschema
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import var_child_runnable_config
 from langgraph.types import interrupt
@@ -68,6 +67,8 @@ def to_elicitation(value: Any, schema: Mapping[str, Any]) -> Elicitation:
             code=ErrorCode.INVALID_PARAMS,
         )
     if answer.accepted:
+        import jsonschema  # here: its import can take seconds, and few runs ask questions
+
         problems = [
             f"{'.'.join(str(p) for p in e.absolute_path) or 'answer'}: {e.message}"
             for e in jsonschema.Draft202012Validator(dict(schema)).iter_errors(dict(answer.content))

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from jsonschema import Draft202012Validator, ValidationError
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig
 
@@ -25,6 +24,9 @@ from toolkit import (
     ToolSpec,
 )
 from toolkit.toolsets.toolset import BaseToolset
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 __all__ = ["GraphTool", "SkillToolset", "graph_tool"]
 
@@ -68,6 +70,8 @@ class GraphTool:
     ) -> None:
         self._graph = graph
         self._spec = spec
+        from jsonschema import Draft202012Validator  # here: its import can take seconds
+
         self._validator = Draft202012Validator(spec.input_schema)
         self._output_key = output_key
         self._context_key = context_key

@@ -35,6 +35,12 @@ ROWS = {
         "three middlewares add at most",
     ),
     "bench_cli.py": ("import toolkit", "toolkit --help", "toolkit --version", "ratio"),
+    "bench_startup.py": (
+        "stdio server start-up to its initialize reply",
+        "ours, jsonschema imported first",
+        "MCPServer",
+        "wall / MCPServer",
+    ),
     "bench_core.py": (
         "decorate 100 functions",
         "build 100 input schemas",

@@ -9,12 +9,13 @@ raises :class:`~toolkit.RegistrationError` naming the example and what is wrong.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING, Any
 
 from toolkit.calls.spec import ToolSpec
 from toolkit.errors import RegistrationError
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 __all__ = ["EXAMPLES_META_KEY", "check_examples"]
 
@@ -28,6 +29,12 @@ def check_examples(spec: ToolSpec, where: str = "") -> None:
     Raises:
         RegistrationError: Naming the tool, the example's position and each problem.
     """
+    if not spec.examples:
+        return
+    # Imported here: jsonschema's import can take seconds (where rfc3987-syntax is installed,
+    # it compiles grammars at load), and most tools have no examples.
+    from jsonschema import Draft202012Validator
+
     validator = Draft202012Validator(spec.input_schema)
     for index, example in enumerate(spec.examples):
         problems = _problems(validator, example)

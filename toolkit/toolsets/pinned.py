@@ -6,8 +6,6 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from toolkit.calls.spec import ToolSpec
 from toolkit.context import ToolContext
 from toolkit.errors import RegistrationError
@@ -37,6 +35,8 @@ class PinnedTool:
                 f"Cannot pin {', '.join(map(repr, unknown))} of tool {tool.name!r}: it has no "
                 f"such parameter. Its parameters: {', '.join(spec.parameters) or 'none'}."
             )
+        from jsonschema import Draft202012Validator  # here: its import can take seconds
+
         errors = list(
             Draft202012Validator({**spec.input_schema, "required": []}).iter_errors(dict(pinned))
         )
