@@ -157,7 +157,12 @@ def timed_protocol(read_timeout: float, parser: str = "auto") -> type[Any]:
         raise ValueError("the HTTP parser 'httptools' is not installed: pip install httptools")
     fast = httptools is not None and parser != "h11"
     base: type[Any] = _TimedHttpTools if fast else _TimedH11
-    return type(f"Timed{base.__name__[6:]}", (base,), {"read_timeout": read_timeout})
+    doc = (
+        f"uvicorn's HTTP/1.1 protocol ({'httptools' if fast else 'h11'}): each request must "
+        f"arrive within {read_timeout:g} s, its head within {MAX_HEAD_BYTES // 1024} KiB."
+    )
+    namespace = {"read_timeout": read_timeout, "__doc__": doc, "__module__": __name__}
+    return type(f"Timed{base.__name__[6:]}", (base,), namespace)
 
 
 #: uvicorn's protocol with this server's bounds at their defaults (a 10 s read deadline, a
