@@ -36,8 +36,6 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tenacity import RetryCallState, Retrying, wait_exponential, wait_random
-
 from toolkit.calls import _arguments, _messages, _visibility
 from toolkit.calls._effective import Effective
 from toolkit.calls._loose_output import loose_output
@@ -390,6 +388,10 @@ class Invoker:
         The retry loop itself is the call path's (written once for both entry points); tenacity
         computes the wait through its public ``Retrying`` and ``RetryCallState``.
         """
+        # Imported on the first retry: tenacity's import loads its tornado support wherever
+        # tornado is installed (every Jupyter environment), 40 ms of every start otherwise.
+        from tenacity import RetryCallState, Retrying, wait_exponential, wait_random
+
         initial, cap = self.settings.retry_wait
         retrying = Retrying(
             wait=wait_exponential(multiplier=initial, max=cap) + wait_random(0, initial)
