@@ -32,6 +32,7 @@ from adapters.mcp_server._timeouts import DEFAULT_READ_TIMEOUT, timed_protocol
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
     "DEFAULT_MAX_CONNECTIONS",
+    "KEEP_ALIVE_S",
     "http_app",
     "serve_http",
     "uvicorn_config",
@@ -44,6 +45,8 @@ DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 
 #: Default cap on open connections plus running requests; past it new ones get 503.
 DEFAULT_MAX_CONNECTIONS = 4096
+#: Seconds an idle kept-alive connection stays open.
+KEEP_ALIVE_S = 5
 
 _LOOPBACK_BINDS = frozenset({"127.0.0.1", "localhost", "::1"})
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
@@ -210,7 +213,7 @@ def uvicorn_config(
         lifespan="on",
         http=timed_protocol(read_timeout),
         limit_concurrency=max_connections,
-        timeout_keep_alive=5,
+        timeout_keep_alive=KEEP_ALIVE_S,
     )
 
 

@@ -22,7 +22,7 @@ from adapters.mcp_server._callers import load_callers
 from adapters.mcp_server._embedder import load_embedder
 from adapters.mcp_server._factory import observe, search_by_meaning
 from adapters.mcp_server._governance import check_limits, govern
-from adapters.mcp_server._http import DEFAULT_MAX_CONNECTIONS, serve_http
+from adapters.mcp_server._http import DEFAULT_MAX_CONNECTIONS, KEEP_ALIVE_S, serve_http
 from adapters.mcp_server._log_relay import relay_info_records
 from adapters.mcp_server._rounds import STATE_KEY_ENV
 from adapters.mcp_server._server import build_server
@@ -219,7 +219,7 @@ def _run_uvicorn(settings: ServeSettings, *, graceful_s: int) -> None:
         # a cap on connections (503 past it), idle keep-alive closed after 5 s.
         http=DEFAULT_PROTOCOL,
         limit_concurrency=DEFAULT_MAX_CONNECTIONS,
-        timeout_keep_alive=5,
+        timeout_keep_alive=KEEP_ALIVE_S,
         log_level="warning",
         timeout_graceful_shutdown=graceful_s,
         # A worker answers the supervisor's pings only once its imports are done; on a busy

@@ -135,6 +135,14 @@ if httptools is not None:
             self._count(len(name) + len(value) + 4)
             super().on_header(name, value)
 
+        def send_400_response(self, msg: str) -> None:
+            if self._head_bytes > MAX_HEAD_BYTES:  # say which bound, and what to do
+                msg = (
+                    f"The request line and headers are over {MAX_HEAD_BYTES} bytes: send "
+                    "fewer or shorter headers."
+                )
+            super().send_400_response(msg)
+
         def _count(self, size: int) -> None:
             self._head_bytes += size
             if self._head_bytes > MAX_HEAD_BYTES:

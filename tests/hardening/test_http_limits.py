@@ -152,6 +152,8 @@ def test_a_request_head_over_16_kib_is_refused_and_the_connection_closed(parser:
             if parser == "httptools":  # bounded however fast it arrives (h11: while buffered)
                 reply = _refused(host, port, _post(headers), piece=1 << 20)
                 assert reply.startswith(b"HTTP/1.1 400"), reply[:200]
+                # The client is told which bound it crossed and what to do.
+                assert b"headers are over 16384 bytes: send fewer or shorter" in reply
         # A head within the bound is served as usual.
         ok = b"".join(b"X-Filler-%d: %s\r\n" % (i, b"v" * 100) for i in range(100))
         sock = socket.create_connection((host, port))
@@ -164,6 +166,33 @@ def test_a_request_head_over_16_kib_is_refused_and_the_connection_closed(parser:
             reply += chunk
         assert reply.startswith(b"HTTP/1.1 200"), reply[:200]
         sock.close()
+
+
+@pytest.mark.parametrize(
+    "shape",
+    ["content-length and chunked", "two content-lengths", "a NUL in a header", "a 20 KB target"],
+)
+def test_httptools_refuses_ambiguous_or_oversized_requests(shape: str) -> None:
+    # Shapes a proxy and the server could read differently (request smuggling), a control byte
+    # in a header, and a target past the head bound: each is answered 400 and closed, never run.
+    body = json.dumps(_call(1)).encode()
+    head = b"Host: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json\r\n"
+    target = b"/mcp"
+    if shape == "content-length and chunked":
+        head += b"Content-Length: 4\r\nTransfer-Encoding: chunked\r\n"
+        body = b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
+    elif shape == "two content-lengths":
+        head += b"Content-Length: %d\r\nContent-Length: 5\r\n" % len(body)
+    elif shape == "a NUL in a header":
+        head += b"X-Note: a\x00b\r\nContent-Length: %d\r\n" % len(body)
+    else:
+        target += b"?q=" + b"q" * 20_000
+        head += b"Content-Length: %d\r\n" % len(body)
+    request = b"POST " + target + b" HTTP/1.1\r\n" + head + b"\r\n" + body
+    with bounded_server(read_timeout=10, parser="httptools") as (host, port):
+        reply = _refused(host, port, request, piece=1 << 20)
+    assert reply.startswith(b"HTTP/1.1 400"), reply[:200]
+    assert b'"result"' not in reply
 
 
 def test_the_server_runs_on_httptools_where_it_is_installed_and_h11_on_request() -> None:
