@@ -27,7 +27,9 @@ a burst of load from elsewhere hits all alike.
 Per call: the CPU of the gateway or proxy process and of the remote process behind it (from
 ``/proc/<pid>/stat``, a mean over all rounds: the kernel counts in clock ticks), and the
 client's wall time (the median of the rounds). Ratios are ours / proxy: below 1.0 we are
-cheaper. ``hop`` is a path's wall time over the direct call's. With ``--load N`` (default 1,
+cheaper. ``hop`` is a path's wall time over the direct call's; ``added`` is the wall time the
+gateway adds to a direct call over the time the proxy adds (``(ours - direct) / (proxy -
+direct)``), the hop's own share, which the client's and the remote's turns do not dilute. With ``--load N`` (default 1,
 0 with ``--quick``) every row is measured again while N processes each keep a CPU busy.
 """
 
@@ -298,7 +300,7 @@ def report(title: str, rows: list[Row]) -> None:
     head = (
         f"{'':<40} {'front CPU µs ours/proxy':>24} {'ratio':>6} "
         f"{'remote CPU µs ours/proxy/direct':>32} {'wall ms ours/proxy/direct':>26} "
-        f"{'ratio (range)':>18} {'hop ours/proxy':>15}"
+        f"{'ratio (range)':>18} {'hop ours/proxy':>15} {'added':>6}"
     )
     print(head)
     for row in rows:
@@ -310,12 +312,13 @@ def report(title: str, rows: list[Row]) -> None:
                 f"{w['before'] / w['proxy']:>18.2f}"
             )
         hop = f"{w['ours'] / w['direct']:.1f}/{w['proxy'] / w['direct']:.1f}"
+        added = (w["ours"] - w["direct"]) / (w["proxy"] - w["direct"])
         remote = f"{r['ours']:.0f}/{r['proxy']:.0f}/{r['direct']:.0f}"
         walls = f"{w['ours']:.2f}/{w['proxy']:.2f}/{w['direct']:.2f}"
         spread = f"{_ratio(w)} ({min(row.wall_ratios):.2f}-{max(row.wall_ratios):.2f})"
         print(
             f"{row.label:<40} {f['ours']:>11.0f}/{f['proxy']:<12.0f} {_ratio(f):>6} "
-            f"{remote:>32} {walls:>26} {spread:>18} {hop:>15}"
+            f"{remote:>32} {walls:>26} {spread:>18} {hop:>15} {added:>6.2f}"
         )
 
 

@@ -98,9 +98,32 @@ _toolkit_logger = logging.getLogger("toolkit")
 
 def relay_info_records() -> None:
     """Let INFO records of ``toolkit`` loggers exist, so the relay can send them; only where
-    the application set no level (a serving process started by ``toolkit serve``)."""
-    if _toolkit_logger.level == logging.NOTSET:
-        _toolkit_logger.setLevel(logging.INFO)
+    the application set no level (a serving process started by ``toolkit serve``).
+
+    The call's own summary line (``toolkit.calls`` at INFO) is never relayed, so unless a handler
+    already prints INFO (``--log-level INFO``, ``-v``), it stays below the level: otherwise every
+    call would build a record that no one reads.
+    """
+    if _toolkit_logger.level != logging.NOTSET:
+        return
+    _toolkit_logger.setLevel(logging.INFO)
+    summary = logging.getLogger("toolkit.calls")
+    if summary.level == logging.NOTSET and not _printed(summary, logging.INFO):
+        summary.setLevel(logging.WARNING)
+
+
+def _printed(logger: logging.Logger | None, level: int) -> bool:
+    """Whether a handler other than the relay takes ``logger``'s records at ``level``: only
+    handlers' own levels count once a record is made, the ancestors' levels do not."""
+    while logger is not None:
+        if any(_prints(h) and h.level <= level for h in logger.handlers):
+            return True
+        logger = logger.parent if logger.propagate else None
+    return False
+
+
+def _prints(handler: logging.Handler) -> bool:
+    return handler is not _handler and not isinstance(handler, logging.NullHandler)
 
 
 def relaying_logs(channel: ClientChannel) -> _Relaying:
