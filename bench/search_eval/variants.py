@@ -2,7 +2,7 @@
 
 Each lexical variant re-ranks (or widens) the default ranking's best 100 hits of
 ``registry.search_index``; each hybrid variant fuses those hits with the cosine similarity of
-all-MiniLM-L6-v2 (or of wordllama's static model, or both), as
+all-MiniLM-L6-v2 (or of wordllama's static model, or both, or of all-mpnet-base-v2), as
 :func:`toolkit.search._semantic.fuse` does for ``"mix"``. The settings
 are the best of small grids on the tuning halves; ``bench_search_variants.py`` prints them.
 """
@@ -291,8 +291,17 @@ def _mixed(w: float) -> Fused:
     return lambda c, f, r, v, k: mix(c, f, r, w)
 
 
+def _alone(c: Any, f: Hits, r: dict[str, int], v: Any, k: float) -> Any:
+    return c
+
+
+def single_model(label: str) -> dict[str, Fused]:
+    """A model's embeddings alone and the default hybrid (``mix`` 0.2) with them."""
+    return {f"{label} embeddings alone": _alone, f"BM25 + {label}, mix 0.2 (default)": _mixed(0.2)}
+
+
 WORDLLAMA: dict[str, Fused] = {
-    "wordllama embeddings alone": lambda c, f, r, v, k: c,
+    "wordllama embeddings alone": _alone,
     **{f"BM25 + wordllama, mix {w}": _mixed(w) for w in (0.2, 0.3, 0.4, 0.5, 0.6)},
 }
 """Fusions with wordllama's static embeddings in place of all-MiniLM-L6-v2's."""

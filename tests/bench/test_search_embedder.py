@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from search_eval.embedder import Cached, WorkerEmbedder, close, cosine_ranker  # noqa: E402
+from search_eval.embedder import Cached, WorkerEmbedder, close, cosine_ranker, mpnet  # noqa: E402
 
 VECTORS = {"refund a payment": [1.0, 0.0, 0.0], "track a parcel": [0.0, 1.0, 0.0]}
 
@@ -69,3 +69,21 @@ def test_a_wordllama_worker_without_the_package_says_what_to_install() -> None:
             worker.encode(["refund a payment"])
     finally:
         worker.close()
+
+
+def test_an_mpnet_worker_without_its_folder_says_to_name_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("BENCH_MPNET_PATH", str(tmp_path))  # a folder without modules.json
+    worker = WorkerEmbedder([sys.executable, "-S"], model="mpnet")
+    try:
+        with pytest.raises(RuntimeError, match="BENCH_MPNET_PATH names the folder"):
+            worker.encode(["refund a payment"])
+    finally:
+        worker.close()
+
+
+def test_mpnet_is_left_out_unless_its_folder_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("BENCH_MPNET_PATH", raising=False)
+    monkeypatch.setenv("BENCH_EMBED_PYTHON", sys.executable)
+    assert mpnet() is None
