@@ -95,6 +95,13 @@ ROWS = {
         "remote CPU µs ours/proxy/direct",
         "wall ms ours/proxy/direct",
     ),
+    "bench_remote_gap.py": (
+        "the remote's CPU per call",
+        "back to back",
+        "idle gap",
+        "busy gap",
+        "byte relay",
+    ),
     "bench_mcp_client.py": (
         "registry.call/raw",
         "pooled/raw",
