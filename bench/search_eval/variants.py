@@ -321,3 +321,16 @@ THREE_WAY: dict[str, ThreeWay] = {
 }
 """Fusions of BM25, all-MiniLM-L6-v2 (``c``) and wordllama (``c2``): the default ``mix`` plus
 a share of wordllama's scaled cosine."""
+
+
+def pair(label: str) -> dict[str, ThreeWay]:
+    """all-MiniLM-L6-v2 (``c``) and another model (``c2``) as one: the mean of their scaled
+    cosines, alone and in the default ``mix``."""
+
+    def both(c: Any, c2: Any) -> Any:
+        return (scaled(c) + scaled(c2)) / 2
+
+    return {
+        f"all-MiniLM-L6-v2 + {label}, mean of scaled cosines": lambda c, c2, f, r: both(c, c2),
+        "BM25 + that mean, mix 0.2": lambda c, c2, f, r: mix(both(c, c2), f, r),
+    }

