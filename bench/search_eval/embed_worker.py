@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 MODELS = ("minilm", "wordllama", "mpnet", "e5")
+#: The models that embed a question apart from the same text as a tool (``encode_queries``).
+QUERY_MODELS = frozenset({"e5"})
 
 
 class WordLlama:
@@ -94,10 +96,8 @@ def _mpnet() -> Any:
     return SentenceTransformer(folder, device="cpu", local_files_only=True)
 
 
-def _embed(model: Any, texts: list[str], queries: bool) -> Any:
-    if queries and hasattr(model, "encode_queries"):
-        return model.encode_queries(texts)
-    return model.encode(texts, batch_size=64)
+def _embed(model: Any, texts: list[str], as_queries: bool) -> Any:
+    return model.encode_queries(texts) if as_queries else model.encode(texts, batch_size=64)
 
 
 def main(argv: list[str]) -> int:
@@ -120,13 +120,14 @@ def main(argv: list[str]) -> int:
             request = json.loads(line)
             queries = isinstance(request, dict)
             texts: list[str] = request["queries"] if queries else request
-            # e5 embeds a question apart from the same text as a tool: keep it under its own key.
-            prefix = "query: " if queries and name == "e5" else ""
+            # A question such a model embeds apart is kept under its own key.
+            as_queries = queries and name in QUERY_MODELS
+            prefix = "query: " if as_queries else ""
             keys = [prefix + t for t in texts]
             new = [t for t in dict.fromkeys(texts) if prefix + t not in cache]
             if new:
                 model = model or load(name)
-                vectors = _embed(model, new, queries)
+                vectors = _embed(model, new, as_queries)
                 cache.update(
                     zip((prefix + t for t in new), (v.tolist() for v in vectors), strict=True)
                 )
